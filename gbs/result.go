@@ -1,0 +1,49 @@
+package gbs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Result is the outcome of an evidence computation.
+type Result struct {
+	// LogZ is the estimate of ln Z and LogZErr its standard error,
+	// sqrt(RE2P + RE2Q).
+	LogZ, LogZErr float64
+	// Method is the estimator used.
+	Method Method
+	// NP is the number of posterior draws in the estimator, NQ the number of
+	// proposal draws.
+	NP, NQ int
+	// NCall is the number of log-density evaluations Evidence made.
+	NCall int64
+	// Tau is the integrated autocorrelation time used for the posterior
+	// side of the error (1 for independent draws).
+	Tau float64
+	// RE2P and RE2Q are the posterior and proposal terms of the squared
+	// relative error.
+	RE2P, RE2Q float64
+	// Trace holds ln Z estimated from growing prefixes of the proposal
+	// draws, the last entry being the final estimate (bridge and IS).
+	Trace []TracePoint
+	// Warnings are conditions that did not stop the computation but may
+	// make the result less reliable, such as chains too short for Tau.
+	Warnings []string
+}
+
+// TracePoint is ln Z and its error from the first NQ proposal draws.
+type TracePoint struct {
+	NQ            int
+	LogZ, LogZErr float64
+}
+
+// String summarizes the result on one line per item.
+func (r *Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "method: %s\nln Z: %.6f +/- %.6f\n", r.Method, r.LogZ, r.LogZErr)
+	fmt.Fprintf(&b, "n_p: %d  n_q: %d  log-density calls: %d  tau: %.3g\n", r.NP, r.NQ, r.NCall, r.Tau)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}

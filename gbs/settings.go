@@ -1,0 +1,118 @@
+package gbs
+
+import "fmt"
+
+// Method selects the evidence estimator.
+type Method int
+
+const (
+	// Bridge is optimal bridge sampling between p and a proposal fitted on
+	// the other half of the samples (Gaussianized bridge sampling, GBS,
+	// when the proposal is the default flow).
+	Bridge Method = iota
+	// IS is importance sampling with a proposal fitted on all samples
+	// (GIS with the default flow).
+	IS
+	// HM is the reciprocal importance sampling (harmonic mean) estimator
+	// with a proposal fitted on half of the samples (GHM).
+	HM
+	// Warp3 is warp-III bridge sampling (Meng & Schilling 2002): a Gaussian
+	// proposal and the target symmetrized about the sample mean. It ignores
+	// Settings.Proposal and is the classical baseline.
+	Warp3
+)
+
+var methodNames = [...]string{Bridge: "bridge", IS: "is", HM: "hm", Warp3: "warp3"}
+
+func (m Method) String() string {
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// ParseMethod returns the method named s ("bridge", "is", "hm" or "warp3").
+func ParseMethod(s string) (Method, error) {
+	for i, n := range methodNames {
+		if n == s {
+			return Method(i), nil
+		}
+	}
+	return 0, fmt.Errorf("gbs: unknown method %q (want bridge, is, hm or warp3)", s)
+}
+
+// Settings configures Evidence. The zero value, and a nil *Settings, mean
+// the defaults documented on each field.
+type Settings struct {
+	// Method is the estimator; default Bridge.
+	Method Method
+
+	// NQ is the number of proposal draws. Zero selects the adaptive rule
+	// (bridge) or the number of samples (importance sampling).
+	NQ int
+
+	// Seed seeds every random choice (proposal fit, proposal draws).
+	Seed uint64
+
+	// FErr is the target fraction of the squared relative error that the
+	// proposal draws may contribute under the adaptive n_q rule; default 0.1.
+	FErr float64
+	// FEva caps the proposal's log-density evaluations at the fraction FEva
+	// of all evaluations (sampling plus evidence); default 0.1.
+	FEva float64
+
+	// Proposal fits the proposal density. Nil means the default
+	// (a Gaussianizing flow). Ignored by Warp3.
+	Proposal ProposalFitter
+
+	// BatchSize is the number of points per log-density call; default 4096.
+	BatchSize int
+	// Concurrent allows the log-density function to be called from
+	// several goroutines at once (it must then be safe for that).
+	Concurrent bool
+
+	// Log receives progress messages; nil discards them.
+	Log func(msg string)
+}
+
+const (
+	defaultFErr      = 0.1
+	defaultFEva      = 0.1
+	defaultBatchSize = 4096
+	// drawCostUnknown is the number of log-density evaluations assumed per
+	// draw when the sampler's cost is not known: a typical cost of one
+	// retained draw of NUTS or an ensemble sampler.
+	drawCostUnknown = 10
+)
+
+func (s *Settings) withDefaults() (Settings, error) {
+	var out Settings
+	if s != nil {
+		out = *s
+	}
+	if out.Method < Bridge || out.Method > Warp3 {
+		return out, fmt.Errorf("gbs: unknown method %d", int(out.Method))
+	}
+	if out.NQ < 0 {
+		return out, fmt.Errorf("gbs: NQ = %d is negative", out.NQ)
+	}
+	if out.FErr == 0 {
+		out.FErr = defaultFErr
+	}
+	if out.FEva == 0 {
+		out.FEva = defaultFEva
+	}
+	if !(out.FErr > 0 && out.FErr < 1) {
+		return out, fmt.Errorf("gbs: FErr = %g is not in (0, 1)", out.FErr)
+	}
+	if !(out.FEva > 0 && out.FEva < 1) {
+		return out, fmt.Errorf("gbs: FEva = %g is not in (0, 1)", out.FEva)
+	}
+	if out.BatchSize == 0 {
+		out.BatchSize = defaultBatchSize
+	}
+	if out.BatchSize < 0 {
+		return out, fmt.Errorf("gbs: BatchSize = %d is negative", out.BatchSize)
+	}
+	return out, nil
+}
