@@ -2,11 +2,421 @@ package gbs
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Random streams derived from Settings.Seed, one per purpose, so that
+// changing one stage (say, n_q) does not change the draws of another.
+const (
+	streamFit = iota + 1
+	streamDraws
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
 // log is logp, from draws s of p. set may be nil for the defaults.
+//
+// With the default method (Bridge) it splits the draws in two halves, fits
+// the proposal q on the first, draws n_q points from q, evaluates log p on
+// them and solves the optimal bridge sampling equation against the second
+// half. The error combines both halves' terms, the posterior one inflated
+// by the integrated autocorrelation time of the chains.
+//
+// Cancelling ctx stops the computation between log-density batches and
+// returns ctx.Err().
 func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Settings) (*Result, error) {
-	return nil, errors.New("gbs: not implemented yet")
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if logp == nil {
+		return nil, fmt.Errorf("gbs: nil log-density function")
+	}
+	if s == nil {
+		return nil, fmt.Errorf("gbs: nil samples")
+	}
+	cfg, err := set.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	e := &estimation{
+		s:   s,
+		cfg: cfg,
+		ev:  &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
+		res: &Result{Method: cfg.Method, Tau: 1},
+	}
+	if e.cfg.Proposal == nil {
+		e.cfg.Proposal = DefaultProposal
+	}
+	switch cfg.Method {
+	case Bridge:
+		err = e.bridge(false)
+	case Warp3:
+		err = e.bridge(true)
+	case IS:
+		err = e.importance()
+	case HM:
+		err = e.harmonic()
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.res.NCall = e.ev.calls
+	return e.res, nil
+}
+
+// DefaultProposal is the proposal fitter used when Settings.Proposal is nil.
+var DefaultProposal ProposalFitter = FitGaussian
+
+// estimation is the state of one Evidence call.
+type estimation struct {
+	s   *Samples
+	cfg Settings
+	ev  *evaluator
+	res *Result
+}
+
+func (e *estimation) logf(format string, args ...any) {
+	if e.cfg.Log != nil {
+		e.cfg.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+func (e *estimation) warn(format string, args ...any) {
+	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+// fitProposal fits q on the row-major points x.
+func (e *estimation) fitProposal(x []float64) (Proposal, error) {
+	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, streamFit))
+	if err != nil {
+		return nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
+	}
+	if q.Dim() != e.s.Dim {
+		return nil, fmt.Errorf("gbs: the proposal has dimension %d, the samples %d", q.Dim(), e.s.Dim)
+	}
+	e.res.Warnings = append(e.res.Warnings, warns...)
+	return q, nil
+}
+
+// target evaluates the log density that the estimator compares with q:
+// p itself, or for warp-III p symmetrized about centre,
+// p~(x) = [p(x) + p(2 centre - x)] / 2, which has the same integral.
+type target struct {
+	ev     *evaluator
+	centre []float64 // nil: no symmetrization
+}
+
+// logp writes the target's log density at x into dst; known, if not nil,
+// holds log p at x already.
+func (t *target) logp(dst, x, known []float64) error {
+	if known != nil {
+		copy(dst, known)
+	} else if err := t.ev.eval(dst, x); err != nil {
+		return err
+	}
+	if t.centre == nil {
+		return nil
+	}
+	d := len(t.centre)
+	refl := make([]float64, len(x))
+	for i := range refl {
+		refl[i] = 2*t.centre[i%d] - x[i]
+	}
+	lr := make([]float64, len(dst))
+	if err := t.ev.eval(lr, refl); err != nil {
+		return err
+	}
+	for i, v := range lr {
+		dst[i] = logAddExp(dst[i], v) - math.Ln2
+	}
+	return nil
+}
+
+// deriveSeed mixes a stream number into a seed (splitmix64 finalizer), so
+// that nearby seeds give unrelated streams.
+func deriveSeed(seed, stream uint64) uint64 {
+	z := seed + stream*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// proposalDraws holds draws from q with log p - log q at each.
+type proposalDraws struct {
+	q    Proposal
+	rng  *rand.Rand
+	tgt  *target
+	logw []float64
+}
+
+// extend draws until there are n draws, reusing those already made.
+func (pd *proposalDraws) extend(n, d int) error {
+	k := n - len(pd.logw)
+	if k <= 0 {
+		return nil
+	}
+	y := make([]float64, k*d)
+	lq := make([]float64, k)
+	pd.q.Sample(y, lq, pd.rng)
+	for i, v := range lq {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gbs: the proposal returned log q = %v at its own draw %v", v, y[i*d:(i+1)*d])
+		}
+	}
+	lp := make([]float64, k)
+	if err := pd.tgt.logp(lp, y, nil); err != nil {
+		return err
+	}
+	for i := range lp {
+		lp[i] -= lq[i]
+	}
+	pd.logw = append(pd.logw, lp...)
+	return nil
+}
+
+// checkDrawsLogP checks log p at the draws of the estimator's half,
+// stored chain after chain, m draws each.
+func checkDrawsLogP(lp []float64, m int) error {
+	for i, v := range lp {
+		if err := checkSampleLogP(v, i/m, i%m); err != nil {
+			return fmt.Errorf("%w (counting the chains of the estimator's half)", err)
+		}
+	}
+	return nil
+}
+
+// bridge runs optimal bridge sampling; warp selects warp-III (Gaussian
+// proposal, target symmetrized about the fitted mean).
+func (e *estimation) bridge(warp bool) error {
+	d := e.s.Dim
+	h, err := splitHalves(e.s)
+	if err != nil {
+		return err
+	}
+	var q Proposal
+	tgt := &target{ev: e.ev}
+	if warp {
+		g, _, err := FitGaussian(h.fit, d, nil, 0)
+		if err != nil {
+			return fmt.Errorf("gbs: fitting the warp-III Gaussian: %w", err)
+		}
+		q, tgt.centre = g, g.(*Gaussian).Mean()
+	} else if q, err = e.fitProposal(h.fit); err != nil {
+		return err
+	}
+	e.logf("proposal fitted on %d draws", len(h.fit)/d)
+
+	np := len(h.use) / d
+	a := make([]float64, np) // log q - log p at the p-draws
+	if err := tgt.logp(a, h.use, h.useLogP); err != nil {
+		return err
+	}
+	if err := checkDrawsLogP(a, np/h.nchains); err != nil {
+		return err
+	}
+	lq := make([]float64, np)
+	q.LogProb(lq, h.use)
+	for i := range a {
+		if math.IsNaN(lq[i]) || math.IsInf(lq[i], 1) {
+			return fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", lq[i])
+		}
+		a[i] = lq[i] - a[i]
+	}
+
+	nq0 := e.cfg.NQ
+	if nq0 == 0 {
+		nq0 = np
+	}
+	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, streamDraws)), tgt: tgt}
+	if err := pd.extend(nq0, d); err != nil {
+		return err
+	}
+	in := &bridgeInput{logQoverP: a, logPoverQ: pd.logw, nchains: h.nchains, iid: e.s.Independent}
+	est, err := solveBridge(in)
+	if err != nil {
+		return fmt.Errorf("gbs: %w", err)
+	}
+	e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq0, est.logZ, est.re2P, est.re2Q)
+
+	if e.cfg.NQ == 0 {
+		nq := e.adaptiveNQ(nq0, est, np)
+		if nq > nq0 {
+			if err := pd.extend(nq, d); err != nil {
+				return err
+			}
+			in.logPoverQ = pd.logw
+			if est, err = solveBridge(in); err != nil {
+				return fmt.Errorf("gbs: %w", err)
+			}
+			e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq, est.logZ, est.re2P, est.re2Q)
+		}
+	}
+	nq := len(pd.logw)
+	for _, k := range []int{nq0 / 4, nq0 / 2, nq0} {
+		if k >= 2 && k < nq {
+			pre := *in
+			pre.logPoverQ = pd.logw[:k]
+			if p, err := solveBridge(&pre); err == nil {
+				e.res.Trace = append(e.res.Trace, TracePoint{NQ: k, LogZ: p.logZ, LogZErr: math.Sqrt(p.re2P + p.re2Q)})
+			}
+		}
+	}
+	e.res.Trace = append(e.res.Trace, TracePoint{NQ: nq, LogZ: est.logZ, LogZErr: math.Sqrt(est.re2P + est.re2Q)})
+	e.res.LogZ, e.res.LogZErr = est.logZ, math.Sqrt(est.re2P+est.re2Q)
+	e.res.NP, e.res.NQ = np, nq
+	e.res.RE2P, e.res.RE2Q, e.res.Tau = est.re2P, est.re2Q, est.tau
+	if est.shortChain {
+		e.warnShort(est.tau, np/h.nchains)
+	}
+	return nil
+}
+
+func (e *estimation) warnShort(tau float64, m int) {
+	e.warn("chains are shorter than %d autocorrelation times (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", shortChainFactor, tau, m)
+}
+
+// adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from
+// q that its term is the fraction FErr of the squared error, but spend at
+// most the fraction FEva of all log-density evaluations on q.
+func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int) int {
+	ferr, feva := e.cfg.FErr, e.cfg.FEva
+	ncallP := float64(e.s.NCall)
+	if ncallP == 0 {
+		ncallP = drawCostUnknown * float64(len(e.s.Chains)*e.s.Draws())
+	}
+	byError := float64(nq0) * (1 - ferr) * est.re2Q / (ferr * est.re2P)
+	if est.re2P == 0 {
+		byError = math.Inf(1)
+	}
+	byCost := feva / (1 - feva) * ncallP
+	n := math.Max(float64(nq0), math.Min(byError, byCost))
+	maxNQ := math.Max(float64(nq0), float64(maxProposalValues/e.s.Dim))
+	if n > maxNQ {
+		e.warn("n_q capped at %d by memory", int(maxNQ))
+		n = maxNQ
+	}
+	return int(n)
+}
+
+// maxProposalValues bounds the memory held by the proposal draws of one
+// batch of the adaptive rule (2^27 float64 values, 1 GiB).
+const maxProposalValues = 1 << 27
+
+// importance runs importance sampling with q fitted on all the draws.
+func (e *estimation) importance() error {
+	d := e.s.Dim
+	x, _ := allDraws(e.s)
+	q, err := e.fitProposal(x)
+	if err != nil {
+		return err
+	}
+	nq := e.cfg.NQ
+	if nq == 0 {
+		nq = len(x) / d
+	}
+	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, streamDraws)), tgt: &target{ev: e.ev}}
+	if err := pd.extend(nq, d); err != nil {
+		return err
+	}
+	for _, k := range []int{nq / 4, nq / 2, nq} {
+		if k >= 2 {
+			lz, re2, err := meanWeight(pd.logw[:k], 1)
+			if err != nil && k == nq {
+				return err
+			}
+			if err == nil {
+				e.res.Trace = append(e.res.Trace, TracePoint{NQ: k, LogZ: lz, LogZErr: math.Sqrt(re2)})
+			}
+		}
+	}
+	last := e.res.Trace[len(e.res.Trace)-1]
+	e.res.LogZ, e.res.LogZErr = last.LogZ, last.LogZErr
+	e.res.RE2Q = last.LogZErr * last.LogZErr
+	e.res.NP, e.res.NQ = 0, nq
+	return nil
+}
+
+// harmonic runs reciprocal importance sampling: 1/Z = E_p[q/p], with q
+// fitted on the other half of the draws.
+func (e *estimation) harmonic() error {
+	d := e.s.Dim
+	h, err := splitHalves(e.s)
+	if err != nil {
+		return err
+	}
+	q, err := e.fitProposal(h.fit)
+	if err != nil {
+		return err
+	}
+	np := len(h.use) / d
+	a := make([]float64, np)
+	if h.useLogP != nil {
+		copy(a, h.useLogP)
+	} else if err := e.ev.eval(a, h.use); err != nil {
+		return err
+	}
+	if err := checkDrawsLogP(a, np/h.nchains); err != nil {
+		return err
+	}
+	lq := make([]float64, np)
+	q.LogProb(lq, h.use)
+	for i := range a {
+		a[i] = lq[i] - a[i]
+	}
+	tau := 1.0
+	if !e.s.Independent {
+		m := maxOf(a)
+		w := make([]float64, np)
+		for i, v := range a {
+			w[i] = math.Exp(v - m)
+		}
+		var short bool
+		if tau, short = IntegratedTime(w, h.nchains); short {
+			e.warnShort(tau, np/h.nchains)
+		}
+	}
+	lz, re2, err := meanWeight(a, tau)
+	if err != nil {
+		return err
+	}
+	e.res.LogZ, e.res.LogZErr = -lz, math.Sqrt(re2)
+	e.res.RE2P, e.res.Tau, e.res.NP = re2, tau, np
+	return nil
+}
+
+// meanWeight returns log mean(exp(logw)) and the squared relative error
+// tau Var(w) / (n mean(w)^2) of the mean.
+func meanWeight(logw []float64, tau float64) (logMean, re2 float64, err error) {
+	m := maxOf(logw)
+	if math.IsInf(m, -1) {
+		return 0, 0, fmt.Errorf("gbs: %w", errNoOverlap)
+	}
+	w := make([]float64, len(logw))
+	for i, v := range logw {
+		w[i] = math.Exp(v - m)
+	}
+	mean, v := meanVar(w)
+	return m + math.Log(mean), tau * v / (float64(len(w)) * mean * mean), nil
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
 }

@@ -1,0 +1,71 @@
+package gbs
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestEvidenceGaussian(t *testing.T) {
+	for _, tc := range []struct {
+		d, n int
+	}{{1, 2000}, {2, 2000}, {16, 4000}, {100, 20000}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.d), 7))
+		g := newGaussTarget(tc.d, 3.5, rng)
+		s := iidSamples(g.draws(tc.n, rng), tc.d)
+		for _, m := range []Method{Bridge, IS, HM, Warp3} {
+			res, err := Evidence(context.Background(), g.logp, s, &Settings{Method: m, Proposal: FitGaussian, Seed: 1})
+			if err != nil {
+				t.Fatalf("d=%d %v: %v", tc.d, m, err)
+			}
+			dz := res.LogZ - g.c
+			if !(math.Abs(dz) < 4*res.LogZErr) {
+				t.Errorf("d=%d %v: ln Z = %.5f ± %.5f, want %g", tc.d, m, res.LogZ, res.LogZErr, g.c)
+			}
+			if m == Bridge && !(res.LogZErr < 0.05) {
+				t.Errorf("d=%d bridge: error %.4f larger than 0.05", tc.d, res.LogZErr)
+			}
+		}
+	}
+}
+
+// The error bar must be calibrated: |ΔlnZ| < σ in about 68 % of runs.
+func TestBridgeCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 runs")
+	}
+	const runs, d, n = 200, 4, 1000
+	rng := rand.New(rand.NewPCG(11, 0))
+	g := newGaussTarget(d, -2, rng)
+	within := 0
+	for seed := 0; seed < runs; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 99))
+		res, err := Evidence(context.Background(), g.logp, iidSamples(g.draws(n, r), d), &Settings{Proposal: FitGaussian, Seed: uint64(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.LogZ-g.c) < res.LogZErr {
+			within++
+		}
+	}
+	frac := float64(within) / runs
+	if frac < 0.55 || frac > 0.80 {
+		t.Errorf("1σ coverage %.3f over %d seeds, want in [0.55, 0.80]", frac, runs)
+	}
+	t.Logf("1σ coverage %.3f", frac)
+}
+
+func TestEvidenceExtremeLogZ(t *testing.T) {
+	for _, c := range []float64{-5000, 5000} {
+		rng := rand.New(rand.NewPCG(3, 3))
+		g := newGaussTarget(3, c, rng)
+		res, err := Evidence(context.Background(), g.logp, iidSamples(g.draws(2000, rng), 3), &Settings{Proposal: FitGaussian})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.IsNaN(res.LogZErr) || !(math.Abs(res.LogZ-c) < 4*res.LogZErr) {
+			t.Errorf("c = %g: ln Z = %v ± %v", c, res.LogZ, res.LogZErr)
+		}
+	}
+}
