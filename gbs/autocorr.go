@@ -2,8 +2,7 @@ package gbs
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/dsp/fourier"
+	"sync"
 )
 
 // autocorrWindow is the constant c of the automatic window M >= c tau(M)
@@ -19,10 +18,9 @@ const shortChainFactor = 50
 //
 // It computes tau twice and returns the larger: from the autocorrelation
 // function averaged over chains (each chain about its own mean), and from
-// the chains concatenated into one series (about the overall mean). The
-// second also sees differences between the chains' means, which the first
-// cannot, so the larger is the safer error bar. short reports that the
-// chains are shorter than 50 tau, where tau itself is unreliable.
+// the chains taken as one series about the overall mean, which also sees
+// differences between the chains' means that the first cannot. short
+// reports chains shorter than 50 tau, where tau itself is unreliable.
 func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 	if nchains < 1 || len(x)%nchains != 0 {
 		panic("gbs: IntegratedTime: length not a multiple of the number of chains")
@@ -31,31 +29,22 @@ func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 	if m < 2 {
 		return 1, true
 	}
-	acf := make([]float64, m)
-	var used int
-	buf := newACF(m)
-	for c := 0; c < nchains; c++ {
-		if buf.compute(x[c*m:(c+1)*m], true) {
-			for t, v := range buf.out[:m] {
-				acf[t] += v
-			}
-			used++
-		}
-	}
+	sums := chainAutocov(x, nchains)
 	tau = 1
-	if used > 0 {
+	if sums.used > 0 {
+		acf := sums.rho[:m]
 		for t := range acf {
-			acf[t] /= float64(used)
+			acf[t] /= float64(sums.used)
 		}
 		tau = windowedTime(acf)
 	}
-	if nchains > 1 {
-		all := newACF(len(x))
-		if all.compute(x, true) {
-			// Beyond the chain length the concatenated ACF mixes lags across
-			// chain boundaries; the window stays within one chain's length.
-			tau = math.Max(tau, windowedTime(all.out[:m]))
+	if nchains > 1 && sums.global[0] > 0 {
+		g := sums.global
+		g0 := g[0]
+		for t := range g {
+			g[t] /= g0
 		}
+		tau = math.Max(tau, windowedTime(g))
 	}
 	return tau, float64(m) < shortChainFactor*tau
 }
@@ -63,70 +52,133 @@ func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 // windowedTime sums the autocorrelation function up to the first lag M with
 // M >= c tau(M).
 func windowedTime(acf []float64) float64 {
-	sum := 0.0
-	for t, v := range acf {
-		if t == 0 {
-			sum = 1
-		} else {
-			sum += 2 * v
-		}
+	sum := 1.0
+	for t := 1; t < len(acf); t++ {
+		sum += 2 * acf[t]
 		if float64(t) >= autocorrWindow*sum {
-			return math.Max(sum, 1e-12)
+			break
 		}
 	}
 	return math.Max(sum, 1e-12)
 }
 
-// acfBuffer computes normalized autocorrelation functions by FFT, reusing
-// its buffers across series of the same length.
-type acfBuffer struct {
-	fft  *fourier.FFT
-	pad  []float64
-	coef []complex128
-	out  []float64
+// autocovSums are autocorrelation functions summed over chains.
+type autocovSums struct {
+	rho    []float64 // Σ_c of each chain's autocorrelation about its mean
+	used   int       // chains with non-zero variance in rho
+	global []float64 // Σ_c of each chain's autocovariance about the overall mean
 }
 
-func newACF(n int) *acfBuffer {
-	size := 1
-	for size < 2*n {
+// chainAutocov computes the autocorrelation of every chain by FFT. Two
+// chains share one complex transform (one as the real part, one as the
+// imaginary), and as the inverse transform is linear, the chains' power
+// spectra are summed and transformed back once: the normalized sum in the
+// real part, the plain sum in the imaginary part.
+func chainAutocov(x []float64, nchains int) autocovSums {
+	m := len(x) / nchains
+	size := 2
+	for size < 2*m {
 		size <<= 1
 	}
-	return &acfBuffer{
-		fft:  fourier.NewFFT(size),
-		pad:  make([]float64, size),
-		coef: make([]complex128, size/2+1),
-		out:  make([]float64, size),
+	f := newFFT(size)
+	mean := make([]float64, nchains)
+	c0 := make([]float64, nchains)
+	var all float64
+	for c := range mean {
+		ch := x[c*m : (c+1)*m]
+		for _, v := range ch {
+			mean[c] += v
+		}
+		all += mean[c]
+		mean[c] /= float64(m)
+		for _, v := range ch {
+			c0[c] += (v - mean[c]) * (v - mean[c])
+		}
 	}
+	all /= float64(len(x))
+
+	// A fixed number of partial spectra, summed in a fixed order, keeps the
+	// result independent of how many goroutines actually run.
+	const parts = 2
+	npairs := (nchains + 1) / 2
+	spec := make([][]complex128, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		spec[p] = make([]complex128, size)
+		wg.Add(1)
+		go func(acc []complex128) {
+			defer wg.Done()
+			z := make([]complex128, size)
+			for pair := p; pair < npairs; pair += parts {
+				a, b := 2*pair, 2*pair+1
+				for i := range z {
+					z[i] = 0
+				}
+				for i := 0; i < m; i++ {
+					re := x[a*m+i] - mean[a]
+					im := 0.0
+					if b < nchains {
+						im = x[b*m+i] - mean[b]
+					}
+					z[i] = complex(re, im)
+				}
+				f.transform(z, false)
+				wa, wb := invOrZero(c0[a]), 0.0
+				if b < nchains {
+					wb = invOrZero(c0[b])
+				}
+				for k := 0; k < size; k++ {
+					zk, zn := z[k], z[(size-k)%size]
+					// Spectra of the real and imaginary parts' series.
+					ar, ai := 0.5*(real(zk)+real(zn)), 0.5*(imag(zk)-imag(zn))
+					br, bi := 0.5*(imag(zk)+imag(zn)), -0.5*(real(zk)-real(zn))
+					pa, pb := ar*ar+ai*ai, br*br+bi*bi
+					acc[k] += complex(wa*pa+wb*pb, pa+pb)
+				}
+			}
+		}(spec[p])
+	}
+	wg.Wait()
+	total := spec[0]
+	for p := 1; p < parts; p++ {
+		for k, v := range spec[p] {
+			total[k] += v
+		}
+	}
+	f.transform(total, true)
+
+	out := autocovSums{rho: make([]float64, m), global: make([]float64, m)}
+	for c := range c0 {
+		if c0[c] > 0 {
+			out.used++
+		}
+	}
+	inv := 1 / float64(size)
+	for t := 0; t < m; t++ {
+		out.rho[t] = real(total[t]) * inv
+		out.global[t] = imag(total[t]) * inv
+	}
+	// About the overall mean, chain c's autocovariance at lag t gains
+	// δ (S_head + S_tail) + (m - t) δ², δ = mean_c - overall mean, where
+	// S_head and S_tail sum the centred chain over its first and last
+	// m - t draws; prefix sums give both for every t.
+	prefix := make([]float64, m+1)
+	for c := 0; c < nchains; c++ {
+		delta := mean[c] - all
+		for i := 0; i < m; i++ {
+			prefix[i+1] = prefix[i] + x[c*m+i] - mean[c]
+		}
+		for t := 0; t < m; t++ {
+			head, tail := prefix[m-t], prefix[m]-prefix[t]
+			out.global[t] += delta*(head+tail) + float64(m-t)*delta*delta
+		}
+	}
+	return out
 }
 
-// compute fills b.out[:n] with the autocorrelation of x about its mean,
-// normalized to 1 at lag 0. It returns false for a constant series, whose
-// autocorrelation is undefined (and whose error contribution is zero).
-func (b *acfBuffer) compute(x []float64, center bool) bool {
-	mean := 0.0
-	if center {
-		for _, v := range x {
-			mean += v
-		}
-		mean /= float64(len(x))
+func invOrZero(v float64) float64 {
+	if v > 0 {
+		return 1 / v
 	}
-	for i, v := range x {
-		b.pad[i] = v - mean
-	}
-	for i := len(x); i < len(b.pad); i++ {
-		b.pad[i] = 0
-	}
-	b.fft.Coefficients(b.coef, b.pad)
-	for i, c := range b.coef {
-		b.coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
-	}
-	b.fft.Sequence(b.out, b.coef)
-	if !(b.out[0] > 0) {
-		return false
-	}
-	inv := 1 / b.out[0]
-	for i := range b.out[:len(x)] {
-		b.out[i] *= inv
-	}
-	return true
+	return 0
 }

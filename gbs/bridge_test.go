@@ -225,3 +225,42 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 		t.Errorf("ln Z = %v ± %v", res.LogZ, res.LogZErr)
 	}
 }
+
+// The FFT sums must equal the autocovariances computed lag by lag.
+func TestChainAutocovDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const nc, m = 5, 37
+	x := make([]float64, nc*m)
+	for i := range x {
+		x[i] = rng.NormFloat64() + float64(i/m) // chains with different means
+	}
+	got := chainAutocov(x, nc)
+	var all float64
+	for _, v := range x {
+		all += v
+	}
+	all /= float64(len(x))
+	for lag := 0; lag < m; lag++ {
+		var rho, glob float64
+		for c := 0; c < nc; c++ {
+			ch := x[c*m : (c+1)*m]
+			var mu, c0, ct, gt float64
+			for _, v := range ch {
+				mu += v
+			}
+			mu /= m
+			for i := range ch {
+				c0 += (ch[i] - mu) * (ch[i] - mu)
+				if i+lag < m {
+					ct += (ch[i] - mu) * (ch[i+lag] - mu)
+					gt += (ch[i] - all) * (ch[i+lag] - all)
+				}
+			}
+			rho += ct / c0
+			glob += gt
+		}
+		if math.Abs(got.rho[lag]-rho) > 1e-9 || math.Abs(got.global[lag]-glob) > 1e-9 {
+			t.Fatalf("lag %d: rho %v, global %v; want %v, %v", lag, got.rho[lag], got.global[lag], rho, glob)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package gbs
+
+import (
+	"math"
+	"math/bits"
+)
+
+// fft is an in-place iterative radix-2 complex FFT of a fixed power-of-two
+// length. gonum's FFTPACK port handles any length but is several times
+// slower at the lengths autocorrelation needs (2^15 to 2^22), where this
+// transform dominates the cost of the error estimate.
+type fft struct {
+	n int
+	// twiddle holds each stage's factors contiguously, so the butterfly
+	// loop reads memory in order: stage with half-size h uses
+	// twiddle[h-1 : 2h-1], e^{-iπk/h} for k < h.
+	twiddle []complex128
+	rev     []int32 // bit-reversal permutation
+}
+
+func newFFT(n int) *fft {
+	if n < 2 || n&(n-1) != 0 {
+		panic("gbs: fft length must be a power of two >= 2")
+	}
+	f := &fft{n: n, twiddle: make([]complex128, n-1), rev: make([]int32, n)}
+	for h := 1; h < n; h <<= 1 {
+		for k := 0; k < h; k++ {
+			s, c := math.Sincos(-math.Pi * float64(k) / float64(h))
+			f.twiddle[h-1+k] = complex(c, s)
+		}
+	}
+	shift := 64 - bits.Len(uint(n-1))
+	for i := range f.rev {
+		f.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
+	}
+	return f
+}
+
+// transform replaces x by its discrete Fourier transform; inverse selects
+// the unnormalized inverse transform, computed as conj(F(conj x)).
+func (f *fft) transform(x []complex128, inverse bool) {
+	if inverse {
+		conjugate(x)
+	}
+	for i, j := range f.rev {
+		if int(j) > i {
+			x[i], x[j] = x[j], x[i]
+		}
+	}
+	for i := 0; i < f.n; i += 2 {
+		x[i], x[i+1] = x[i]+x[i+1], x[i]-x[i+1]
+	}
+	for h := 2; h < f.n; h <<= 1 {
+		w := f.twiddle[h-1 : 2*h-1]
+		for start := 0; start < f.n; start += 2 * h {
+			a, b := x[start:start+h], x[start+h:start+2*h]
+			for k, wk := range w {
+				t := wk * b[k]
+				a[k], b[k] = a[k]+t, a[k]-t
+			}
+		}
+	}
+	if inverse {
+		conjugate(x)
+	}
+}
+
+func conjugate(x []complex128) {
+	for i, v := range x {
+		x[i] = complex(real(v), -imag(v))
+	}
+}
