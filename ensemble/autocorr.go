@@ -1,0 +1,174 @@
+package ensemble
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// IntegratedTime returns the integrated autocorrelation time
+//
+//	τ = 1 + 2 Σ_{k≥1} ρ(k)
+//
+// of a scalar quantity observed in one or more chains of equal length,
+// series[w] being the values in chain w, with the estimator of emcee
+// (Foreman-Mackey et al. 2013, after Goodman & Weare and Sokal):
+//
+//   - the normalized autocorrelation function ρ̂_w of each chain is
+//     computed by FFT (zero-padded, so it is the usual biased estimator
+//     with denominator n) and ρ̂ is the average over chains;
+//   - τ̂(M) = 1 + 2 Σ_{k=1..M} ρ̂(k) is truncated at the smallest window
+//     M ≥ c τ̂(M) (Sokal's automatic windowing; c = 0 selects 5).
+//
+// Averaging ρ̂ rather than τ̂ over chains lets short chains of an ensemble
+// pool their information. Constant chains carry no information on ρ and
+// are skipped; if all chains are constant the result is +Inf. If no window
+// satisfies M ≥ c τ̂(M) the chains are too short and the estimate at the
+// largest lag is returned; it then underestimates τ (emcee returns τ̂(0) = 1
+// in this case, which is worse). The estimate is reliable only when the
+// chains are at least about 50 τ long.
+func IntegratedTime(series [][]float64, c float64) (float64, error) {
+	if len(series) == 0 {
+		return 0, errors.New("ensemble: IntegratedTime of no series")
+	}
+	n := len(series[0])
+	if n < 2 {
+		return 0, fmt.Errorf("ensemble: IntegratedTime of series of length %d, need at least 2", n)
+	}
+	if c == 0 {
+		c = tauWindow
+	}
+	if !(c > 0) || math.IsInf(c, 1) {
+		return 0, fmt.Errorf("ensemble: IntegratedTime window constant c = %v, need a finite c > 0", c)
+	}
+	for w, x := range series {
+		if len(x) != n {
+			return 0, fmt.Errorf("ensemble: IntegratedTime series %d has length %d, series 0 has %d", w, len(x), n)
+		}
+		for _, v := range x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("ensemble: IntegratedTime series %d holds %v", w, v)
+			}
+		}
+	}
+	ws := newACFWork(n)
+	for _, x := range series {
+		ws.add(x)
+	}
+	return ws.time(c), nil
+}
+
+// coordinateTimes returns the autocorrelation time of each of the d
+// coordinates of the walkers in chain (chain[w] row-major steps×d) over
+// steps [start, end).
+func coordinateTimes(chain [][]float64, d, start, end int, c float64) []float64 {
+	n := end - start
+	tau := make([]float64, d)
+	if n < 2 {
+		for i := range tau {
+			tau[i] = math.Inf(1)
+		}
+		return tau
+	}
+	ws := newACFWork(n)
+	x := make([]float64, n)
+	for i := range d {
+		ws.reset()
+		for _, ch := range chain {
+			for s := range n {
+				x[s] = ch[(start+s)*d+i]
+			}
+			ws.add(x)
+		}
+		tau[i] = ws.time(c)
+	}
+	return tau
+}
+
+// acfWork accumulates normalized autocorrelation functions of series of a
+// fixed length n, reusing one FFT plan and its buffers.
+type acfWork struct {
+	n     int
+	fft   *fourier.FFT
+	buf   []float64
+	coef  []complex128
+	sum   []float64 // Σ over added series of ρ̂(k), k < n
+	count int       // number of non-constant series added
+}
+
+func newACFWork(n int) *acfWork {
+	// Padding to at least 2n removes the circular wrap-around of the FFT
+	// correlation; a power of two keeps the transform fast.
+	m := 2 << bits.Len(uint(n-1))
+	return &acfWork{
+		n:    n,
+		fft:  fourier.NewFFT(m),
+		buf:  make([]float64, m),
+		coef: make([]complex128, m/2+1),
+		sum:  make([]float64, n),
+	}
+}
+
+func (ws *acfWork) reset() {
+	clear(ws.sum)
+	ws.count = 0
+}
+
+// add adds the normalized autocorrelation function of x to the sum.
+func (ws *acfWork) add(x []float64) {
+	// A constant series (e.g. a stuck walker) has no autocorrelation;
+	// test it exactly, since rounding of its mean would leave a tiny
+	// constant residual with spurious perfect correlation.
+	constant := true
+	for _, v := range x[1:] {
+		if v != x[0] {
+			constant = false
+			break
+		}
+	}
+	if constant {
+		return
+	}
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	clear(ws.buf)
+	for i, v := range x {
+		ws.buf[i] = v - mean
+	}
+	ws.fft.Coefficients(ws.coef, ws.buf)
+	for i, v := range ws.coef {
+		ws.coef[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
+	}
+	ws.fft.Sequence(ws.buf, ws.coef)
+	c0 := ws.buf[0]
+	if !(c0 > 0) {
+		return
+	}
+	for k := range ws.sum {
+		ws.sum[k] += ws.buf[k] / c0
+	}
+	ws.count++
+}
+
+// time returns the windowed integrated time of the averaged
+// autocorrelation function.
+func (ws *acfWork) time(c float64) float64 {
+	if ws.count == 0 {
+		return math.Inf(1)
+	}
+	inv := 1 / float64(ws.count)
+	tau := 1.0 // τ̂(0): ρ(0) = 1
+	for k := 1; k < ws.n; k++ {
+		tau += 2 * ws.sum[k] * inv
+		if float64(k) >= c*tau {
+			return tau
+		}
+	}
+	return tau
+}

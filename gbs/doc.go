@@ -1,0 +1,28 @@
+// Package gbs estimates the normalizing constant (Bayesian evidence,
+// marginal likelihood) Z = ∫ p(x) dx of an unnormalized density p from
+// draws of p that the caller already has, typically MCMC chains.
+//
+// The default estimator is Gaussianized bridge sampling (Jia & Seljak
+// 2019): a normalizing flow q is fitted on half of the draws, n_q points
+// are drawn from q, and the optimal bridge sampling equation (Meng & Wong
+// 1996) is solved between those and the other half of the draws. The
+// equation is solved in log space, so ln Z may lie anywhere a float64 can
+// hold and log densities may be -Inf. The error of ln Z is the relative
+// mean squared error of Frühwirth-Schnatter (2004), whose posterior term is
+// inflated by the integrated autocorrelation time of the chains, so that
+// correlated draws give honest error bars.
+//
+// The number of proposal draws follows the adaptive rule of the paper:
+// start with n_q = n_p, then draw more while the proposal's share of the
+// error exceeds Settings.FErr, but never spend more than the fraction
+// Settings.FEva of all log-density evaluations on the proposal.
+//
+// Importance sampling (IS), the reciprocal "harmonic mean" estimator (HM)
+// and warp-III bridge sampling (Warp3, a Gaussian proposal against the
+// target symmetrized about its mean) are available through Settings.Method
+// as baselines.
+//
+// The log density is always called in batches (LogDensityFunc), so that a
+// vectorized or parallel likelihood pays off, and any normalized density
+// with a sampler can serve as the proposal (Proposal, ProposalFitter).
+package gbs

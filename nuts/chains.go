@@ -1,0 +1,537 @@
+package nuts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// LogDensityGrad writes the gradient of log p at x into grad and returns
+// log p. The density need not be normalized. It may return -Inf outside the
+// support; such points, and points where log p or the gradient is NaN, are
+// rejected as divergent transitions rather than treated as errors. A non-nil
+// error aborts sampling; Sample returns it wrapped with the chain index.
+//
+// x and grad must not be retained after the call returns. Unless
+// Settings.Threads is 1, the function is called concurrently from several
+// goroutines (one chain each).
+type LogDensityGrad func(grad, x []float64) (float64, error)
+
+// Settings configures Sample. The zero value, and a nil *Settings, select
+// the defaults documented on each field.
+type Settings struct {
+	// Chains is the number of independent chains; default 4.
+	Chains int
+	// Warmup is the number of adaptation iterations per chain; default
+	// 1000. A negative value means no warmup at all: the metric stays the
+	// identity and the step size is StepSize (or the heuristic's choice).
+	Warmup int
+	// Draws is the number of kept draws per chain after warmup; default 1000.
+	Draws int
+	// MaxDepth caps the tree depth, so a transition takes at most
+	// 2^MaxDepth - 1 leapfrog steps; default 10, at most 30.
+	MaxDepth int
+	// TargetAccept is the mean acceptance statistic that step-size
+	// adaptation aims for, in (0, 1); default 0.8. Raise it (0.9, 0.95)
+	// when there are divergences.
+	TargetAccept float64
+	// Metric is the form of the adapted metric; default DiagMetric.
+	Metric Metric
+	// StepSize is the initial step size. With warmup it only seeds the
+	// step-size heuristic, whose result seeds dual averaging. Without
+	// warmup a positive StepSize is used as is; zero means the heuristic's
+	// choice from a unit step.
+	StepSize float64
+
+	// Init optionally gives one starting point per chain (each of length d).
+	// log p must be finite there.
+	Init [][]float64
+	// Lower and Upper optionally bound a box (either may be nil, entries
+	// may be infinite). When Init is nil, each chain starts at a uniform
+	// draw in the central 90% of the box; along unbounded coordinates, at a
+	// uniform draw in (-2, 2) (Stan's convention) or an exponential offset
+	// from a one-sided bound. Starting points where log p or its gradient
+	// is not finite are redrawn up to 100 times. The box is only used for
+	// starting points: the density itself must return -Inf outside its
+	// support.
+	Lower, Upper []float64
+
+	// Seed seeds the random streams. Chain c uses its own PCG stream
+	// derived from (Seed, c), so draws do not depend on Threads or on
+	// GOMAXPROCS.
+	Seed uint64
+	// Threads is the number of goroutines running chains; 0 means
+	// GOMAXPROCS, 1 runs the chains one after another (for densities
+	// that are not safe for concurrent use). The draws are identical for
+	// any value.
+	Threads int
+}
+
+// ChainStats describes one chain's adaptation and post-warmup behaviour.
+type ChainStats struct {
+	// StepSize is the adapted leapfrog step size used for the kept draws.
+	StepSize float64
+	// MeanAccept is the mean acceptance statistic over the kept draws;
+	// it should be near TargetAccept.
+	MeanAccept float64
+	// Divergences counts kept draws whose trajectory diverged; any at all
+	// means the estimates may be biased. WarmupDivergences counts those
+	// during warmup, which are expected while the step size is large.
+	Divergences       int
+	WarmupDivergences int
+	// TreeDepths is the histogram of tree depths over the kept draws
+	// (index 0..MaxDepth); MeanTreeDepth its mean. MaxDepthHits counts
+	// transitions stopped by MaxDepth rather than by a U-turn.
+	TreeDepths    []int
+	MeanTreeDepth float64
+	MaxDepthHits  int
+	// Leapfrogs counts leapfrog steps over the kept draws.
+	Leapfrogs int64
+	// GradCalls counts gradient evaluations, warmup and initialization
+	// included.
+	GradCalls int64
+	// InvMetric is the diagonal of the adapted inverse metric (the
+	// estimated marginal variances). InvMetricDense is the full d×d
+	// row-major inverse metric, only for DenseMetric.
+	InvMetric      []float64
+	InvMetricDense []float64
+}
+
+// Result holds the draws of all chains.
+type Result struct {
+	// Dim is the dimension d.
+	Dim int
+	// Draws[c] holds the kept draws of chain c, row-major draws×d.
+	Draws [][]float64
+	// LogP[c][i] is log p at draw i of chain c.
+	LogP [][]float64
+	// Chains holds per-chain statistics.
+	Chains []ChainStats
+	// GradCalls is the total number of gradient evaluations, warmup
+	// included.
+	GradCalls int64
+}
+
+// Draw returns draw i of chain c as a slice of r.Draws[c].
+func (r *Result) Draw(c, i int) []float64 {
+	return r.Draws[c][i*r.Dim : (i+1)*r.Dim]
+}
+
+// Trace returns coordinate j of every chain, one series per chain, in the
+// form ESS takes.
+func (r *Result) Trace(j int) [][]float64 {
+	out := make([][]float64, len(r.Draws))
+	for c, dr := range r.Draws {
+		n := len(dr) / r.Dim
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = dr[i*r.Dim+j]
+		}
+		out[c] = s
+	}
+	return out
+}
+
+// Divergences returns the number of divergent kept draws over all chains.
+func (r *Result) Divergences() int {
+	var n int
+	for _, c := range r.Chains {
+		n += c.Divergences
+	}
+	return n
+}
+
+// errCanceled is what a chain returns when it notices that sampling was
+// cancelled, either by the caller or because another chain failed.
+var errCanceled = errors.New("nuts: canceled")
+
+// maxInitAttempts is the number of random starting points tried per chain.
+const maxInitAttempts = 100
+
+// config is Settings with the defaults filled in and the input checked.
+type config struct {
+	Settings
+	warmup int
+}
+
+func newConfig(d int, s *Settings) (*config, error) {
+	if d <= 0 {
+		return nil, fmt.Errorf("nuts: dimension d = %d, want d > 0", d)
+	}
+	var c config
+	if s != nil {
+		c.Settings = *s
+	}
+	switch {
+	case c.Chains < 0:
+		return nil, fmt.Errorf("nuts: Chains = %d is negative", c.Chains)
+	case c.Draws < 0:
+		return nil, fmt.Errorf("nuts: Draws = %d is negative", c.Draws)
+	case c.MaxDepth < 0 || c.MaxDepth > 30:
+		return nil, fmt.Errorf("nuts: MaxDepth = %d, want 1..30 (0 for the default)", c.MaxDepth)
+	case c.Threads < 0:
+		return nil, fmt.Errorf("nuts: Threads = %d is negative", c.Threads)
+	case !(c.TargetAccept >= 0 && c.TargetAccept < 1):
+		return nil, fmt.Errorf("nuts: TargetAccept = %v, want a value in (0, 1)", c.TargetAccept)
+	case !(c.StepSize >= 0) || math.IsInf(c.StepSize, 1):
+		return nil, fmt.Errorf("nuts: StepSize = %v, want a finite value >= 0", c.StepSize)
+	case c.Metric < DiagMetric || c.Metric > UnitMetric:
+		return nil, fmt.Errorf("nuts: unknown metric %v", c.Metric)
+	}
+	if c.Chains == 0 {
+		c.Chains = 4
+	}
+	c.warmup = c.Warmup
+	switch {
+	case c.Warmup == 0:
+		c.warmup = 1000
+	case c.Warmup < 0:
+		c.warmup = 0
+	}
+	if c.Draws == 0 {
+		c.Draws = 1000
+	}
+	if c.MaxDepth == 0 {
+		c.MaxDepth = 10
+	}
+	if c.TargetAccept == 0 {
+		c.TargetAccept = 0.8
+	}
+	if c.Threads == 0 {
+		c.Threads = runtime.GOMAXPROCS(0)
+	}
+	if c.Threads > c.Chains {
+		c.Threads = c.Chains
+	}
+	if c.Init != nil {
+		if len(c.Init) != c.Chains {
+			return nil, fmt.Errorf("nuts: %d starting points in Init for %d chains", len(c.Init), c.Chains)
+		}
+		for i, x := range c.Init {
+			if len(x) != d {
+				return nil, fmt.Errorf("nuts: Init[%d] has length %d, want d = %d", i, len(x), d)
+			}
+			for j, v := range x {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("nuts: Init[%d][%d] = %v is not finite", i, j, v)
+				}
+			}
+		}
+	}
+	if c.Lower != nil && len(c.Lower) != d {
+		return nil, fmt.Errorf("nuts: Lower has length %d, want d = %d", len(c.Lower), d)
+	}
+	if c.Upper != nil && len(c.Upper) != d {
+		return nil, fmt.Errorf("nuts: Upper has length %d, want d = %d", len(c.Upper), d)
+	}
+	for j := 0; j < d; j++ {
+		lo, hi := bounds(c.Lower, c.Upper, j)
+		if !(lo < hi) {
+			return nil, fmt.Errorf("nuts: empty box along coordinate %d: Lower = %v, Upper = %v", j, lo, hi)
+		}
+	}
+	return &c, nil
+}
+
+func bounds(lower, upper []float64, j int) (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	if lower != nil {
+		lo = lower[j]
+	}
+	if upper != nil {
+		hi = upper[j]
+	}
+	return lo, hi
+}
+
+// Sample draws from the density whose log and gradient f computes, in d
+// dimensions, with Settings.Chains chains of multinomial NUTS with Stan's
+// adaptation. Cancelling ctx stops all chains within a few leapfrog steps
+// and Sample returns ctx.Err(). An error from f stops all chains and is
+// returned wrapped with the index of the chain that met it.
+func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result, error) {
+	if f == nil {
+		return nil, errors.New("nuts: nil log density")
+	}
+	cfg, err := newConfig(d, s)
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	res := &Result{
+		Dim:    d,
+		Draws:  make([][]float64, cfg.Chains),
+		LogP:   make([][]float64, cfg.Chains),
+		Chains: make([]ChainStats, cfg.Chains),
+	}
+	errs := forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
+		return runChain(done, c, density(f), d, cfg, res)
+	})
+	if err := firstError(ctx, errs); err != nil {
+		return nil, err
+	}
+	for _, c := range res.Chains {
+		res.GradCalls += c.GradCalls
+	}
+	return res, nil
+}
+
+// forEachChain runs work for chains 0..n-1 on the given number of
+// goroutines and returns each chain's error. The first failure cancels the
+// others through done. Which goroutine runs which chain does not matter:
+// each chain's computation depends only on its index.
+func forEachChain(ctx context.Context, n, threads int, work func(done <-chan struct{}, c int) error) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				if ctx.Err() != nil {
+					errs[c] = errCanceled
+					continue
+				}
+				if err := work(ctx.Done(), c); err != nil {
+					errs[c] = err
+					cancel()
+				}
+			}
+		}()
+	}
+	for c := 0; c < n; c++ {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
+
+// firstError picks the error to report: a real failure of the lowest
+// chain index if there is one, otherwise the caller's cancellation.
+func firstError(ctx context.Context, errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, errCanceled) {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			// Cancelled without a cause we know of; should not
+			// happen, but never report success.
+			return err
+		}
+	}
+	return nil
+}
+
+// runChain runs chain c to completion and stores its draws in res.
+func runChain(done <-chan struct{}, c int, f density, d int, cfg *config, res *Result) error {
+	wrap := func(err error) error {
+		if errors.Is(err, errCanceled) {
+			return err
+		}
+		return fmt.Errorf("nuts: chain %d: %w", c, err)
+	}
+	rng := newRNG(cfg.Seed, uint64(c))
+	m := newMetric(cfg.Metric, d)
+	smp := newSampler(d, f, rng, m, cfg.MaxDepth, done)
+	stats := &res.Chains[c]
+	defer func() { stats.GradCalls = smp.gradCalls }()
+
+	var init []float64
+	if cfg.Init != nil {
+		init = cfg.Init[c]
+	}
+	if err := smp.start(init, cfg.Lower, cfg.Upper); err != nil {
+		return wrap(err)
+	}
+
+	smp.eps = cfg.StepSize
+	if smp.eps == 0 {
+		smp.eps = 1
+	}
+	if cfg.warmup > 0 || cfg.StepSize == 0 {
+		if err := smp.initStepSize(); err != nil {
+			return wrap(err)
+		}
+	}
+
+	if cfg.warmup > 0 {
+		if err := smp.warmup(cfg.warmup, cfg.TargetAccept, stats); err != nil {
+			return wrap(err)
+		}
+	}
+
+	draws := make([]float64, cfg.Draws*d)
+	logp := make([]float64, cfg.Draws)
+	stats.TreeDepths = make([]int, cfg.MaxDepth+1)
+	var sumAccept, sumDepth float64
+	for i := 0; i < cfg.Draws; i++ {
+		info, err := smp.transition()
+		if err != nil {
+			return wrap(err)
+		}
+		copy(draws[i*d:(i+1)*d], smp.cur.q)
+		logp[i] = smp.cur.lp
+		sumAccept += info.accept
+		sumDepth += float64(info.depth)
+		stats.TreeDepths[info.depth]++
+		if info.depth == cfg.MaxDepth {
+			stats.MaxDepthHits++
+		}
+		if info.divergent {
+			stats.Divergences++
+		}
+		stats.Leapfrogs += int64(info.leapfrogs)
+	}
+	n := float64(cfg.Draws)
+	stats.StepSize = smp.eps
+	stats.MeanAccept = sumAccept / n
+	stats.MeanTreeDepth = sumDepth / n
+	stats.InvMetric = m.invDiag()
+	if m.kind == DenseMetric {
+		stats.InvMetricDense = append([]float64(nil), m.dense...)
+	}
+	res.Draws[c] = draws
+	res.LogP[c] = logp
+	return nil
+}
+
+// warmup runs the adaptation phase: dual averaging of the step size
+// throughout, and metric updates at the end of each slow window, after
+// which the step size is re-tuned from scratch for the new metric.
+func (s *sampler) warmup(n int, target float64, stats *ChainStats) error {
+	da := newDualAveraging(target)
+	da.restart(s.eps)
+	var (
+		win     *windows
+		est     *welford
+		scratch []float64
+	)
+	if s.metric.kind != UnitMetric {
+		win = newWindows(n)
+		est = newWelford(s.d, s.metric.kind == DenseMetric)
+		scratch = make([]float64, len(est.m2))
+	}
+	for i := 0; i < n; i++ {
+		info, err := s.transition()
+		if err != nil {
+			return err
+		}
+		if info.divergent {
+			stats.WarmupDivergences++
+		}
+		s.eps = da.learn(info.accept)
+		if win == nil {
+			continue
+		}
+		changed, err := win.adaptMetric(est, s.metric, s.cur.q, scratch)
+		if err != nil {
+			return err
+		}
+		if changed {
+			if err := s.initStepSize(); err != nil {
+				return err
+			}
+			da.restart(s.eps)
+		}
+	}
+	s.eps = da.final()
+	return nil
+}
+
+// start places the chain at init, or at a random point drawn as
+// documented on Settings.Lower, and evaluates the density there.
+func (s *sampler) start(init, lower, upper []float64) error {
+	z := &s.cur
+	attempts := maxInitAttempts
+	if init != nil {
+		attempts = 1
+	}
+	for a := 0; a < attempts; a++ {
+		select {
+		case <-s.done:
+			return errCanceled
+		default:
+		}
+		if init != nil {
+			copy(z.q, init)
+		} else {
+			for j := range z.q {
+				lo, hi := bounds(lower, upper, j)
+				z.q[j] = randomStart(s.rng, lo, hi)
+			}
+		}
+		if err := s.eval(z); err != nil {
+			return err
+		}
+		if isFinite(z.lp) && allFinite(z.grad) {
+			return nil
+		}
+	}
+	if init != nil {
+		return fmt.Errorf("log p = %v at the given starting point, or its gradient is not finite", z.lp)
+	}
+	return fmt.Errorf("no starting point with finite log p and gradient in %d random attempts (last log p = %v)", maxInitAttempts, z.lp)
+}
+
+// randomStart draws one starting coordinate for the interval (lo, hi).
+func randomStart(rng *rand.Rand, lo, hi float64) float64 {
+	u := rng.Float64()
+	switch {
+	case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
+		// Keep away from the edges, where densities often vanish or
+		// their gradients blow up.
+		return lo + (hi-lo)*(0.05+0.9*u)
+	case !math.IsInf(lo, 0):
+		return lo + math.Exp(4*u-2)
+	case !math.IsInf(hi, 0):
+		return hi - math.Exp(4*u-2)
+	default:
+		return 4*u - 2
+	}
+}
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if !isFinite(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// newRNG returns the PCG stream for index stream under seed. Both halves
+// of the 128-bit PCG state are scrambled with SplitMix64 so that nearby
+// seeds and stream indices give unrelated sequences.
+func newRNG(seed, stream uint64) *rand.Rand {
+	a := splitMix64(seed ^ splitMix64(stream+0x632be59bd9b4e019))
+	b := splitMix64(a ^ stream ^ 0xa0761d6478bd642f)
+	return rand.New(rand.NewPCG(a, b))
+}
+
+func splitMix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
