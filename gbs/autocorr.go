@@ -29,14 +29,29 @@ func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 	if m < 2 {
 		return 1, true
 	}
-	sums := chainAutocov(x, nchains)
-	tau = 1
+	// Zero padding of L beyond the chain gives exact lags below L. The
+	// window is usually short, so a padding of m/32 often halves the transforms;
+	// when the window reaches past it, the full padding of m follows.
+	for _, pad := range []int{max(m/32, 256), m} {
+		var ok bool
+		if tau, ok = integratedTime(x, nchains, pad); ok || pad >= m {
+			break
+		}
+	}
+	return tau, float64(m) < shortChainFactor*tau
+}
+
+// integratedTime estimates tau from lags below the padding; ok is false
+// when the window did not close within them.
+func integratedTime(x []float64, nchains, pad int) (tau float64, ok bool) {
+	sums := chainAutocov(x, nchains, pad)
+	tau, ok = 1, true
 	if sums.used > 0 {
-		acf := sums.rho[:m]
+		acf := sums.rho
 		for t := range acf {
 			acf[t] /= float64(sums.used)
 		}
-		tau = windowedTime(acf)
+		tau, ok = windowedTime(acf)
 	}
 	if nchains > 1 && sums.global[0] > 0 {
 		g := sums.global
@@ -44,22 +59,23 @@ func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 		for t := range g {
 			g[t] /= g0
 		}
-		tau = math.Max(tau, windowedTime(g))
+		tg, okg := windowedTime(g)
+		tau, ok = math.Max(tau, tg), ok && okg
 	}
-	return tau, float64(m) < shortChainFactor*tau
+	return tau, ok
 }
 
 // windowedTime sums the autocorrelation function up to the first lag M with
-// M >= c tau(M).
-func windowedTime(acf []float64) float64 {
+// M >= c tau(M); ok is false when no lag in acf satisfies that.
+func windowedTime(acf []float64) (tau float64, ok bool) {
 	sum := 1.0
 	for t := 1; t < len(acf); t++ {
 		sum += 2 * acf[t]
 		if float64(t) >= autocorrWindow*sum {
-			break
+			return math.Max(sum, 1e-12), true
 		}
 	}
-	return math.Max(sum, 1e-12)
+	return math.Max(sum, 1e-12), false
 }
 
 // autocovSums are autocorrelation functions summed over chains.
@@ -74,12 +90,16 @@ type autocovSums struct {
 // imaginary), and as the inverse transform is linear, the chains' power
 // spectra are summed and transformed back once: the normalized sum in the
 // real part, the plain sum in the imaginary part.
-func chainAutocov(x []float64, nchains int) autocovSums {
+//
+// The chains are padded with at least pad zeros; lags below
+// min(m, size-m) are exact, and only those are returned.
+func chainAutocov(x []float64, nchains, pad int) autocovSums {
 	m := len(x) / nchains
 	size := 2
-	for size < 2*m {
+	for size < m+pad {
 		size <<= 1
 	}
+	lags := min(m, size-m)
 	f := newFFT(size)
 	mean := make([]float64, nchains)
 	c0 := make([]float64, nchains)
@@ -99,7 +119,6 @@ func chainAutocov(x []float64, nchains int) autocovSums {
 
 	// A fixed number of partial spectra, summed in a fixed order, keeps the
 	// result independent of how many goroutines actually run.
-	const parts = 2
 	npairs := (nchains + 1) / 2
 	spec := make([][]complex128, parts)
 	var wg sync.WaitGroup
@@ -147,14 +166,14 @@ func chainAutocov(x []float64, nchains int) autocovSums {
 	}
 	f.transform(total, true)
 
-	out := autocovSums{rho: make([]float64, m), global: make([]float64, m)}
+	out := autocovSums{rho: make([]float64, lags), global: make([]float64, lags)}
 	for c := range c0 {
 		if c0[c] > 0 {
 			out.used++
 		}
 	}
 	inv := 1 / float64(size)
-	for t := 0; t < m; t++ {
+	for t := 0; t < lags; t++ {
 		out.rho[t] = real(total[t]) * inv
 		out.global[t] = imag(total[t]) * inv
 	}
@@ -168,7 +187,7 @@ func chainAutocov(x []float64, nchains int) autocovSums {
 		for i := 0; i < m; i++ {
 			prefix[i+1] = prefix[i] + x[c*m+i] - mean[c]
 		}
-		for t := 0; t < m; t++ {
+		for t := 0; t < lags; t++ {
 			head, tail := prefix[m-t], prefix[m]-prefix[t]
 			out.global[t] += delta*(head+tail) + float64(m-t)*delta*delta
 		}

@@ -97,12 +97,35 @@ func (s *bridgeSums) initialGuess() (float64, bool) {
 
 func (s *bridgeSums) recentre(c float64) {
 	s.centre = c
-	for i, x := range s.a {
-		s.v[i] = math.Exp(-(c + x))
+	forParts(len(s.a), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.v[i] = math.Exp(-(c + s.a[i]))
+		}
+	})
+	forParts(len(s.b), func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			s.w[j] = math.Exp(c - s.b[j])
+		}
+	})
+}
+
+// sigmoidSums returns Σ σ and Σ σ(1-σ) over σ = 1/(1 + scale·e), e in v.
+func sigmoidSums(v []float64, scale float64) (sum, deriv float64) {
+	var ps, pd [parts]float64
+	forParts(len(v), func(p, lo, hi int) {
+		var s, d float64
+		for _, e := range v[lo:hi] {
+			sig := 1 / (1 + scale*e)
+			s += sig
+			d += sig - sig*sig
+		}
+		ps[p], pd[p] = s, d
+	})
+	for p := range ps {
+		sum += ps[p]
+		deriv += pd[p]
 	}
-	for j, x := range s.b {
-		s.w[j] = math.Exp(c - x)
-	}
+	return sum, deriv
 }
 
 // eval returns g(l) and g'(l).
@@ -111,18 +134,8 @@ func (s *bridgeSums) eval(l float64) (g, dg float64) {
 		s.recentre(l)
 	}
 	d := l - s.centre
-	em, ep := math.Exp(-d), math.Exp(d)
-	var s1, d1, s2, d2 float64
-	for _, v := range s.v {
-		sig := 1 / (1 + em*v)
-		s1 += sig
-		d1 += sig - sig*sig
-	}
-	for _, w := range s.w {
-		sig := 1 / (1 + ep*w)
-		s2 += sig
-		d2 += sig - sig*sig
-	}
+	s1, d1 := sigmoidSums(s.v, math.Exp(-d))
+	s2, d2 := sigmoidSums(s.w, math.Exp(d))
 	if s1 > 0 && s2 > 0 && d1 > 0 && d2 > 0 {
 		return math.Log(s1) - math.Log(s2), d1/s1 + d2/s2
 	}
@@ -215,13 +228,17 @@ func bridgeError(in *bridgeInput, l float64) (re2P, re2Q, tau float64, short boo
 	np, nq := float64(len(in.logQoverP)), float64(len(in.logPoverQ))
 	sp, sq := np/(np+nq), nq/(np+nq)
 	f1 := make([]float64, len(in.logPoverQ))
-	for j, b := range in.logPoverQ {
-		f1[j] = 1 / (sp + sq*math.Exp(l-b))
-	}
+	forParts(len(f1), func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			f1[j] = 1 / (sp + sq*math.Exp(l-in.logPoverQ[j]))
+		}
+	})
 	f2 := make([]float64, len(in.logQoverP))
-	for i, a := range in.logQoverP {
-		f2[i] = 1 / (sp*math.Exp(-l-a) + sq)
-	}
+	forParts(len(f2), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f2[i] = 1 / (sp*math.Exp(-l-in.logQoverP[i]) + sq)
+		}
+	})
 	m1, v1 := meanVar(f1)
 	m2, v2 := meanVar(f2)
 	tau = 1

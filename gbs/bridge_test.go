@@ -234,7 +234,7 @@ func TestChainAutocovDirect(t *testing.T) {
 	for i := range x {
 		x[i] = rng.NormFloat64() + float64(i/m) // chains with different means
 	}
-	got := chainAutocov(x, nc)
+	got := chainAutocov(x, nc, m)
 	var all float64
 	for _, v := range x {
 		all += v
