@@ -64,6 +64,10 @@ type Settings struct {
 	// Proposal fits the proposal density. Nil means the default
 	// (a Gaussianizing flow). Ignored by Warp3.
 	Proposal ProposalFitter
+	// Lower and Upper optionally bound the support of p coordinate by
+	// coordinate (nil for none; entries may be ±Inf). The default proposal
+	// then puts no mass outside the box, where p is zero.
+	Lower, Upper []float64
 
 	// BatchSize is the number of points per log-density call; default 4096.
 	BatchSize int
