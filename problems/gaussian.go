@@ -99,16 +99,16 @@ type gaussian struct {
 func (g *gaussian) logProb(x []float64) float64 {
 	checkLen(g.name, x, g.d)
 	// (x-mu)^T P (x-mu) without a scratch vector, so that concurrent calls
-	// share nothing.
+	// share nothing, and in the same order as logProbGrad so that both
+	// return the same bits.
 	var q float64
 	for i := 0; i < g.d; i++ {
-		di := x[i] - g.mu[i]
 		row := g.prec[i*g.d : (i+1)*g.d]
 		var s float64
-		for j := i + 1; j < g.d; j++ {
-			s += row[j] * (x[j] - g.mu[j])
+		for j, pij := range row {
+			s += pij * (x[j] - g.mu[j])
 		}
-		q += di * (row[i]*di + 2*s)
+		q += (x[i] - g.mu[i]) * s
 	}
 	return g.logNorm - 0.5*q
 }
@@ -212,7 +212,7 @@ func GaussianMixture(d int, weights []float64, means [][]float64, sds []float64,
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		panic("problems: GaussianMixture: c is not finite")
 	}
-	m := &mixture{name: fmt.Sprintf("mixture-%d", d), d: d, c: c}
+	m := &mixture{name: fmt.Sprintf("mixture-%d", d), d: d}
 	var wsum float64
 	for i, w := range weights {
 		if !(w > 0) || math.IsInf(w, 0) {
@@ -242,6 +242,9 @@ func GaussianMixture(d int, weights []float64, means [][]float64, sds []float64,
 		m.logW = append(m.logW, math.Log(w)+c-float64(d)*(halfLog2Pi+math.Log(sds[i])))
 	}
 	m.cum[k-1] = 1
+	for _, sd := range m.sd {
+		m.prec = append(m.prec, 1/(sd*sd))
+	}
 	return &Problem{
 		Name:        m.name,
 		Dim:         d,
@@ -266,9 +269,9 @@ func StandardMixture(d int) *Problem {
 type mixture struct {
 	name  string
 	d     int
-	c     float64
 	cum   []float64 // cumulative normalized weights
 	sd    []float64
+	prec  []float64 // 1/sd^2
 	means []float64 // row-major, one row per component
 	logW  []float64 // log w_k + c - d (ln √(2π) + ln sd_k)
 }
@@ -277,14 +280,14 @@ func (m *mixture) logProb(x []float64) float64 {
 	checkLen(m.name, x, m.d)
 	// Streaming log-sum-exp: no scratch slice, safe for concurrent calls.
 	best, s := math.Inf(-1), 0.0
-	for k, sd := range m.sd {
+	for k := range m.prec {
 		mu := m.means[k*m.d : (k+1)*m.d]
 		var ss float64
 		for i, v := range x {
 			t := v - mu[i]
 			ss += t * t
 		}
-		l := m.logW[k] - 0.5*ss/(sd*sd)
+		l := m.logW[k] - 0.5*ss*m.prec[k]
 		switch {
 		case l <= best:
 			s += math.Exp(l - best)
@@ -305,14 +308,13 @@ func (m *mixture) logProbGrad(grad, x []float64) float64 {
 	// grad = Σ_k r_k (mu_k - x)/sd_k^2 with responsibilities r_k, kept
 	// relative to the running maximum like the log-sum-exp itself.
 	best, s := math.Inf(-1), 0.0
-	for k, sd := range m.sd {
+	for k, prec := range m.prec {
 		mu := m.means[k*m.d : (k+1)*m.d]
 		var ss float64
 		for i, v := range x {
 			t := v - mu[i]
 			ss += t * t
 		}
-		prec := 1 / (sd * sd)
 		l := m.logW[k] - 0.5*ss*prec
 		var a float64
 		if l <= best {
