@@ -128,7 +128,7 @@ func (w *windows) adaptMetric(est *welford, m *metric, q, scratch []float64) (bo
 	est.restart()
 	for _, v := range scratch {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false, errors.New("nuts: adapted metric is not finite")
+			return false, errors.New("adapted metric is not finite")
 		}
 	}
 	if m.kind == DenseMetric {
@@ -143,8 +143,8 @@ func (w *windows) adaptMetric(est *welford, m *metric, q, scratch []float64) (bo
 
 // Failure modes of the step-size heuristic.
 var (
-	errStepSizeHuge = errors.New("nuts: step size grew beyond 1e7 while tuning; the target is probably improper (log p does not decrease away from the mode)")
-	errStepSizeZero = errors.New("nuts: no acceptably small step size; log p or its gradient is probably not finite near the current point")
+	errStepSizeHuge = errors.New("step size grew beyond 1e7 while tuning; the target is probably improper (log p does not decrease away from the mode)")
+	errStepSizeZero = errors.New("no acceptably small step size; log p or its gradient is probably not finite near the current point")
 )
 
 // initStepSize is Stan's heuristic for a reasonable first step size from

@@ -24,7 +24,8 @@ type LogDensityGrad func(grad, x []float64) (float64, error)
 // Settings configures Sample. The zero value, and a nil *Settings, select
 // the defaults documented on each field.
 type Settings struct {
-	// Chains is the number of independent chains; default 4.
+	// Chains is the number of independent chains; default 4, or
+	// len(Init) when Init is given.
 	Chains int
 	// Warmup is the number of adaptation iterations per chain; default
 	// 1000. A negative value means no warmup at all: the metric stays the
@@ -136,6 +137,14 @@ func (r *Result) Trace(j int) [][]float64 {
 	return out
 }
 
+// ESS returns the effective sample size of coordinate j over all chains.
+func (r *Result) ESS(j int) (float64, error) {
+	if j < 0 || j >= r.Dim {
+		return 0, fmt.Errorf("nuts: coordinate %d out of range [0, %d)", j, r.Dim)
+	}
+	return ESS(r.Trace(j))
+}
+
 // Divergences returns the number of divergent kept draws over all chains.
 func (r *Result) Divergences() int {
 	var n int
@@ -184,6 +193,9 @@ func newConfig(d int, s *Settings) (*config, error) {
 	}
 	if c.Chains == 0 {
 		c.Chains = 4
+		if c.Init != nil {
+			c.Chains = len(c.Init)
+		}
 	}
 	c.warmup = c.Warmup
 	switch {
@@ -293,6 +305,7 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 func forEachChain(ctx context.Context, n, threads int, work func(done <-chan struct{}, c int) error) []error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	threads = max(1, min(threads, n))
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup

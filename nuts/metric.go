@@ -128,7 +128,7 @@ func (m *metric) setDiag(v []float64) {
 func (m *metric) setDense(c []float64) error {
 	l := make([]float64, len(c))
 	if !cholesky(l, c, m.d) {
-		return errors.New("nuts: adapted covariance is not positive definite")
+		return errors.New("adapted covariance is not positive definite")
 	}
 	copy(m.dense, c)
 	copy(m.chol, l)

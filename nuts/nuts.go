@@ -36,7 +36,7 @@ func (z *point) copyState(src *point) {
 // level is the scratch space for one level of the tree recursion, allocated
 // once per sampler so building a tree does not allocate.
 type level struct {
-	pSharpInitEnd, pInitEnd, rhoInit     []float64
+	pSharpInitEnd, pInitEnd, rhoInit    []float64
 	pSharpFinalBeg, pFinalBeg, rhoFinal []float64
 	proposeFinal                        point
 }
@@ -377,7 +377,9 @@ func logAddExp(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
 	}
-	if math.IsInf(a, -1) {
+	// The fast path matters: every leaf adds its weight to an empty
+	// (-Inf) sum.
+	if math.IsInf(b, -1) {
 		return a
 	}
 	return a + math.Log1p(math.Exp(b-a))
