@@ -401,31 +401,7 @@ func (sm *sampler) result() *Result {
 		start = c.steps / 2
 	}
 	r.Tau = coordinateTimes(sm.chain, c.d, start, c.steps, tauWindow)
-	tauMax := 0.0
-	finite := true
-	for _, t := range r.Tau {
-		if math.IsInf(t, 0) || math.IsNaN(t) {
-			finite = false
-			continue
-		}
-		tauMax = max(tauMax, t)
-	}
-
-	r.Burn, r.Thin = c.burn, c.thin
-	if r.Burn == 0 {
-		if finite {
-			r.Burn = min(int(math.Ceil(2*tauMax)), c.steps/2)
-		} else {
-			r.Burn = c.steps / 2
-		}
-	}
-	if r.Thin == 0 {
-		r.Thin = 1
-		if finite {
-			r.Thin = max(1, int(math.Floor(tauMax/2)))
-		}
-	}
-	r.Thin = min(r.Thin, c.steps-r.Burn)
+	r.Burn, r.Thin, r.Warnings = burnThin(sm.logp, r.Tau, c.steps, c.burn, c.thin)
 
 	n := (c.steps - r.Burn + r.Thin - 1) / r.Thin
 	r.Chain = make([][]float64, c.walkers)
@@ -440,11 +416,6 @@ func (sm *sampler) result() *Result {
 		r.Chain[w], r.LogP[w] = ch, lp
 	}
 
-	if !finite {
-		r.Warnings = append(r.Warnings, "autocorrelation time is undefined for a coordinate that did not move; burn-in set to Steps/2 and no thinning")
-	} else if float64(c.steps) < tauLengths*tauMax {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("Steps = %d is shorter than %d τ (τmax = %.3g): τ, burn-in and thinning are unreliable; run at least %d steps", c.steps, tauLengths, tauMax, int(math.Ceil(tauLengths*tauMax))))
-	}
 	if meanAcc < 0.1 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("mean acceptance fraction %.3g is low (< 0.1): the ensemble mixes slowly", meanAcc))
 	}
