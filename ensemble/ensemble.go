@@ -60,9 +60,12 @@ type Settings struct {
 	Steps int
 
 	// Burn is the number of initial steps discarded. Zero or negative
-	// selects ⌈2 τmax⌉, at most Steps/2, with τmax the largest
+	// selects s₀ + ⌈2 τmax⌉, at most Steps/2, with τmax the largest
 	// autocorrelation time over coordinates estimated on the second half
-	// of the run. An explicit Burn must be less than Steps.
+	// of the run and s₀ the first step at which the log density averaged
+	// over walkers crosses its mean over the second half (s₀ ≈ 0 for a
+	// start in equilibrium; see the package documentation). An explicit
+	// Burn must be less than Steps.
 	Burn int
 
 	// Thin keeps every Thin-th step after burn-in. Zero selects
@@ -78,8 +81,8 @@ type Settings struct {
 
 	// DEGamma is the base scale γ0 of the differential-evolution move;
 	// default 2.38/√(2d), the optimal scale for a Gaussian target. Each
-	// proposal uses γ = γ0(1 + 0.1 ξ), ξ ~ N(0, 1): the jitter breaks the
-	// lattice of reachable points that a fixed γ creates.
+	// proposal uses γ = γ0(1 + 0.1 ξ), ξ ~ N(0, 1): with a fixed γ only
+	// a countable set of points would be reachable from a given start.
 	DEGamma float64
 
 	// Init optionally gives the starting positions, Walkers × d row-major.
