@@ -117,22 +117,21 @@ func chainAutocov(x []float64, nchains, pad int) autocovSums {
 	}
 	all /= float64(len(x))
 
-	// A fixed number of partial spectra, summed in a fixed order, keeps the
-	// result independent of how many goroutines actually run.
+	// A number of partial spectra fixed by nchains alone, summed in a fixed
+	// order, keeps the result independent of GOMAXPROCS.
 	npairs := (nchains + 1) / 2
-	spec := make([][]complex128, parts)
+	nparts := min(parts, npairs)
+	spec := make([][]complex128, nparts)
 	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
+	for p := range spec {
 		spec[p] = make([]complex128, size)
 		wg.Add(1)
 		go func(acc []complex128) {
 			defer wg.Done()
 			z := make([]complex128, size)
-			for pair := p; pair < npairs; pair += parts {
+			for pair := p; pair < npairs; pair += nparts {
 				a, b := 2*pair, 2*pair+1
-				for i := range z {
-					z[i] = 0
-				}
+				clear(z)
 				for i := 0; i < m; i++ {
 					re := x[a*m+i] - mean[a]
 					im := 0.0
@@ -159,8 +158,8 @@ func chainAutocov(x []float64, nchains, pad int) autocovSums {
 	}
 	wg.Wait()
 	total := spec[0]
-	for p := 1; p < parts; p++ {
-		for k, v := range spec[p] {
+	for _, sp := range spec[1:] {
+		for k, v := range sp {
 			total[k] += v
 		}
 	}
