@@ -2,7 +2,9 @@ package gbs
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/gbs-evidence/gbs/flow"
 	"math"
 	"math/rand/v2"
 )
@@ -49,7 +51,7 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 		res: &Result{Method: cfg.Method, Tau: 1},
 	}
 	if e.cfg.Proposal == nil {
-		e.cfg.Proposal = DefaultProposal
+		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
 	}
 	switch cfg.Method {
 	case Bridge:
@@ -67,9 +69,6 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	e.res.NCall = e.ev.calls
 	return e.res, nil
 }
-
-// DefaultProposal is the proposal fitter used when Settings.Proposal is nil.
-var DefaultProposal ProposalFitter = FitGaussian
 
 // estimation is the state of one Evidence call.
 type estimation struct {

@@ -1,0 +1,182 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+)
+
+// Settings configures Fit. The zero value, and a nil *Settings, select the
+// defaults documented on each field.
+type Settings struct {
+	// MaxLayers caps the number of Gaussianizing layers when the number
+	// is chosen by the held-out stop rule. Default 12.
+	MaxLayers int
+
+	// Layers, if positive, fixes the number of layers: all points are
+	// used for fitting and there is no validation split or stop rule.
+	Layers int
+
+	// Directions is the number K of orthonormal directions Gaussianized
+	// per layer. Default: d for d <= 128, else 128. Values above d mean d.
+	Directions int
+
+	// Damping is the fraction of the way from the identity to the
+	// Gaussianizing map that each layer moves, in (0, 1]. Default 0.9:
+	// light damping; the held-out stop rule is the main regularizer.
+	Damping float64
+
+	// Knots is the number of interior quantile knots of each 1-D spline
+	// (a few more are added geometrically towards the tails). Default:
+	// sqrt(n) for n training points, clamped to [50, 200], and to at most
+	// n/5 for small samples.
+	Knots int
+
+	// Bandwidth multiplies Scott's rule for the kernel smoothing of each
+	// 1-D distribution function. Default: chosen per direction and layer
+	// by held-out likelihood among 1, 1/2 and 1/4 (Scott's rule
+	// oversmooths multimodal and skewed marginals, which the smaller
+	// factors fix), or 1 without a validation set (Layers > 0).
+	Bandwidth float64
+
+	// Whiten selects the linear map applied first. Default WhitenCholesky.
+	Whiten WhitenMode
+
+	// Rotation selects how each layer chooses its directions. Default
+	// MaxSliced.
+	Rotation RotationMode
+
+	// Lower and Upper are optional box bounds, nil meaning unbounded; an
+	// entry may be ±Inf for a coordinate unbounded on that side. Bounded
+	// coordinates enter through a logit (two finite bounds) or softplus
+	// (one) layer, so q is zero outside the box and positive inside. All
+	// points must lie strictly inside.
+	Lower, Upper []float64
+
+	// ValidationFraction is the share of the points held out to choose
+	// the number of layers, in (0, 0.5]. Default 0.2.
+	ValidationFraction float64
+
+	// Seed seeds every random choice of the fit (validation split,
+	// subsamples, starting frames).
+	Seed uint64
+
+	// Threads is the number of goroutines used by Fit and by the fitted
+	// flow. Default (0) GOMAXPROCS. Results are bitwise identical for any
+	// value.
+	Threads int
+}
+
+// RotationMode selects how a layer chooses its directions.
+type RotationMode int
+
+const (
+	// MaxSliced maximizes the sliced Wasserstein distance between the
+	// projected data and N(0, 1) over orthonormal frames (Riemannian
+	// gradient ascent from a random frame). The default.
+	MaxSliced RotationMode = iota
+	// RandomRotation uses a random orthonormal frame per layer.
+	RandomRotation
+	// MaxEntropy maximizes the summed KL divergence of the projections
+	// from N(0, 1), with entropies estimated by m-spacings: the
+	// log-likelihood the layer's 1-D maps can gain.
+	MaxEntropy
+)
+
+func (r RotationMode) String() string {
+	switch r {
+	case MaxSliced:
+		return "max-sliced"
+	case RandomRotation:
+		return "random"
+	case MaxEntropy:
+		return "max-entropy"
+	}
+	return fmt.Sprintf("RotationMode(%d)", int(r))
+}
+
+const (
+	defaultMaxLayers      = 12
+	defaultMaxDirections  = 128
+	defaultDamping        = 0.9
+	defaultValidation     = 0.2
+	defaultMinKnots       = 50
+	defaultMaxKnots       = 200
+	defaultTailPoints     = 5
+	minTrainingForLayers  = 50 // fewer training points: whitening only
+	minValidationForStop  = 20 // fewer held-out points: whitening only
+	stopPatience          = 2  // layers without held-out gain before stopping
+	defaultSearchSubset   = 2048
+	defaultSearchMaxSteps = 50
+)
+
+// Tuning knobs of the direction search, variables so that tests and
+// measurements can vary them.
+var (
+	candidateBandwidths = []float64{1, 0.5, 0.25}
+	searchSubset        = defaultSearchSubset
+	searchMaxSteps      = defaultSearchMaxSteps
+	searchObjective     = objSliced
+	warmStart           = false
+	coarseSubset        = 0
+	coarseMaxSteps      = 40
+)
+
+// resolved holds the settings with defaults filled in.
+type resolved struct {
+	Settings
+	tailPoints float64
+}
+
+func (s *Settings) resolve(d int) (resolved, error) {
+	var r resolved
+	if s != nil {
+		r.Settings = *s
+	}
+	switch {
+	case r.MaxLayers < 0:
+		return r, fmt.Errorf("flow: MaxLayers = %d is negative", r.MaxLayers)
+	case r.Layers < 0:
+		return r, fmt.Errorf("flow: Layers = %d is negative", r.Layers)
+	case r.Directions < 0:
+		return r, fmt.Errorf("flow: Directions = %d is negative", r.Directions)
+	case r.Knots < 0 || (r.Knots > 0 && r.Knots < 4):
+		return r, fmt.Errorf("flow: Knots = %d, want 0 (default) or at least 4", r.Knots)
+	case r.Threads < 0:
+		return r, fmt.Errorf("flow: Threads = %d is negative", r.Threads)
+	case math.IsNaN(r.Damping) || r.Damping < 0 || r.Damping > 1:
+		return r, fmt.Errorf("flow: Damping = %g, want a value in (0, 1] (0 for the default)", r.Damping)
+	case math.IsNaN(r.Bandwidth) || r.Bandwidth < 0 || math.IsInf(r.Bandwidth, 0):
+		return r, fmt.Errorf("flow: Bandwidth = %g, want a positive factor (0 for the default)", r.Bandwidth)
+	case math.IsNaN(r.ValidationFraction) || r.ValidationFraction < 0 || r.ValidationFraction > 0.5:
+		return r, fmt.Errorf("flow: ValidationFraction = %g, want a value in (0, 0.5] (0 for the default)", r.ValidationFraction)
+	case r.Whiten < WhitenCholesky || r.Whiten > WhitenNone:
+		return r, fmt.Errorf("flow: unknown whitening mode %d", int(r.Whiten))
+	case r.Rotation < MaxSliced || r.Rotation > MaxEntropy:
+		return r, fmt.Errorf("flow: unknown rotation mode %d", int(r.Rotation))
+	}
+	if r.MaxLayers == 0 {
+		r.MaxLayers = defaultMaxLayers
+	}
+	if r.Directions == 0 {
+		r.Directions = min(d, defaultMaxDirections)
+	}
+	r.Directions = min(r.Directions, d)
+	if r.Damping == 0 {
+		r.Damping = defaultDamping
+	}
+	if r.ValidationFraction == 0 {
+		r.ValidationFraction = defaultValidation
+	}
+	r.tailPoints = defaultTailPoints
+	return r, nil
+}
+
+// knotsFor returns the number of interior knots for n training points.
+func (r *resolved) knotsFor(n int) int {
+	if r.Knots > 0 {
+		return r.Knots
+	}
+	k := int(math.Round(math.Sqrt(float64(n))))
+	k = min(max(k, defaultMinKnots), defaultMaxKnots)
+	return max(min(k, n/5), 4)
+}

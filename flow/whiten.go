@@ -1,0 +1,220 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// WhitenMode selects the linear map that opens the flow (after the bounds
+// layer, if any).
+type WhitenMode int
+
+const (
+	// WhitenCholesky subtracts the mean and applies L⁻¹, where L is the
+	// lower Cholesky factor of the covariance. It is the default: L⁻¹ is
+	// triangular, so when the coordinates are (nearly) uncorrelated it
+	// leaves each axis (nearly) in place and structure aligned with the
+	// axes, such as independent non-Gaussian coordinates, survives for the
+	// direction search to find.
+	WhitenCholesky WhitenMode = iota
+	// WhitenPCA subtracts the mean and rotates onto the principal axes,
+	// each scaled to unit variance. Principal axes of a nearly isotropic
+	// covariance are arbitrary, which is why it is not the default.
+	WhitenPCA
+	// WhitenNone starts from the data as they are (after the bounds
+	// layer). Use it only for data already centred and scaled near unit
+	// variance: the direction search compares projections with N(0, 1).
+	WhitenNone
+)
+
+func (m WhitenMode) String() string {
+	switch m {
+	case WhitenCholesky:
+		return "cholesky"
+	case WhitenPCA:
+		return "pca"
+	case WhitenNone:
+		return "none"
+	}
+	return fmt.Sprintf("WhitenMode(%d)", int(m))
+}
+
+// singularTol is the smallest share of a coordinate's variance that may
+// remain once the coordinates before it are regressed out (Cholesky), or
+// the smallest ratio of covariance eigenvalues (PCA). Below it the data
+// lie on a lower-dimensional subspace and have no density in d dimensions.
+const singularTol = 1e-12
+
+// whitening is z = white (x - mean), with its inverse and log-determinant.
+type whitening struct {
+	mean    []float64 // d
+	white   []float64 // d×d, row-major
+	unwhite []float64 // d×d, the inverse of white
+	whiteT  []float64 // whiteᵀ, for row-major products
+	unT     []float64 // unwhiteᵀ
+	logDet  float64   // log|det white|
+}
+
+// fitWhitening estimates the weighted mean and covariance of the n×d
+// points x (weights w summing to anything positive, nil for equal) and
+// builds the whitening map.
+func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads int) (*whitening, error) {
+	wt := &whitening{mean: make([]float64, d)}
+	if mode == WhitenNone {
+		wt.white = identity(d)
+		wt.unwhite = identity(d)
+		wt.init(d)
+		return wt, nil
+	}
+	weight := func(i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
+	}
+	var total float64
+	for i := 0; i < n; i++ {
+		total += weight(i)
+		for j, v := range x[i*d : i*d+d] {
+			wt.mean[j] += weight(i) * v
+		}
+	}
+	for j := range wt.mean {
+		wt.mean[j] /= total
+	}
+	// Covariance from centred rows, accumulated per fixed chunk and summed
+	// in chunk order (deterministic for any number of threads).
+	nc := numChunks(n)
+	parts := make([][]float64, nc)
+	parallelFor(threads, nc, func(c int) {
+		lo, hi := chunkBounds(c, n)
+		s := make([]float64, d*d)
+		r := make([]float64, d)
+		for i := lo; i < hi; i++ {
+			wi := weight(i)
+			for j, v := range x[i*d : i*d+d] {
+				r[j] = v - wt.mean[j]
+			}
+			for j := 0; j < d; j++ {
+				f := wi * r[j]
+				if f == 0 {
+					continue
+				}
+				row := s[j*d : j*d+j+1]
+				for l := range row {
+					row[l] += f * r[l]
+				}
+			}
+		}
+		parts[c] = s
+	})
+	cov := mat.NewSymDense(d, nil)
+	for j := 0; j < d; j++ {
+		for l := 0; l <= j; l++ {
+			var v float64
+			for _, p := range parts {
+				v += p[j*d+l]
+			}
+			cov.SetSym(j, l, v/total)
+		}
+	}
+	switch mode {
+	case WhitenCholesky:
+		var ch mat.Cholesky
+		ok := ch.Factorize(cov)
+		var lt mat.TriDense
+		if ok {
+			ch.LTo(&lt)
+		}
+		for j := 0; j < d; j++ {
+			// L_jj² is the variance of coordinate j left after regressing
+			// out the coordinates before it.
+			if !ok || !(lt.At(j, j)*lt.At(j, j) > singularTol*cov.At(j, j)) {
+				return nil, fmt.Errorf("flow: covariance is singular: column %d is (numerically) a linear combination of columns 0..%d, so the points have no density in %d dimensions", j, j-1, d)
+			}
+		}
+		wt.unwhite = make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for j := 0; j <= i; j++ {
+				wt.unwhite[i*d+j] = lt.At(i, j)
+			}
+		}
+		var inv mat.TriDense
+		if err := inv.InverseTri(&lt); err != nil {
+			return nil, fmt.Errorf("flow: covariance is too ill-conditioned to whiten: %v", err)
+		}
+		wt.white = make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for j := 0; j <= i; j++ {
+				wt.white[i*d+j] = inv.At(i, j)
+			}
+		}
+	case WhitenPCA:
+		var eig mat.EigenSym
+		if !eig.Factorize(cov, true) {
+			return nil, fmt.Errorf("flow: eigendecomposition of the covariance failed")
+		}
+		vals := eig.Values(nil) // ascending
+		if !(vals[0] > singularTol*vals[d-1]) {
+			return nil, fmt.Errorf("flow: covariance is singular (smallest/largest eigenvalue %.3g/%.3g): the points have no density in %d dimensions", vals[0], vals[d-1], d)
+		}
+		var vec mat.Dense
+		eig.VectorsTo(&vec)
+		wt.white = make([]float64, d*d)
+		wt.unwhite = make([]float64, d*d)
+		for c := 0; c < d; c++ {
+			// Largest variance first; z_c = v_cᵀ(x-μ)/sqrt(λ_c).
+			e := d - 1 - c
+			sq := math.Sqrt(vals[e])
+			for j := 0; j < d; j++ {
+				wt.white[c*d+j] = vec.At(j, e) / sq
+				wt.unwhite[j*d+c] = vec.At(j, e) * sq
+			}
+		}
+	default:
+		return nil, fmt.Errorf("flow: unknown whitening mode %d", int(mode))
+	}
+	wt.init(d)
+	return wt, nil
+}
+
+// init derives the transposes and the log-determinant.
+func (wt *whitening) init(d int) {
+	wt.whiteT = transpose(wt.white, d, d)
+	wt.unT = transpose(wt.unwhite, d, d)
+	m := mat.NewDense(d, d, append([]float64(nil), wt.white...))
+	var lu mat.LU
+	lu.Factorize(m)
+	wt.logDet, _ = lu.LogDet()
+}
+
+// forward whitens r rows of x (r×d) into z; x is centred in place.
+func (wt *whitening) forward(z, x []float64, r, d int) {
+	for i := 0; i < r; i++ {
+		row := x[i*d : (i+1)*d]
+		for j, m := range wt.mean {
+			row[j] -= m
+		}
+	}
+	mulRows(z, x[:r*d], r, d, wt.whiteT, d)
+}
+
+// inverse maps r whitened rows z back to x.
+func (wt *whitening) inverse(x, z []float64, r, d int) {
+	mulRows(x, z, r, d, wt.unT, d)
+	for i := 0; i < r; i++ {
+		for j := 0; j < d; j++ {
+			x[i*d+j] += wt.mean[j]
+		}
+	}
+}
+
+func identity(d int) []float64 {
+	a := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		a[i*d+i] = 1
+	}
+	return a
+}
