@@ -3,6 +3,7 @@ package gbs
 import (
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // fft is an in-place iterative radix-2 complex FFT of a fixed power-of-two
@@ -18,7 +19,20 @@ type fft struct {
 	rev     []int32 // bit-reversal permutation
 }
 
+// fftCache keeps the tables of each length: they cost as much to build as
+// a transform, and the same lengths recur across calls.
+var fftCache sync.Map // int -> *fft
+
 func newFFT(n int) *fft {
+	if f, ok := fftCache.Load(n); ok {
+		return f.(*fft)
+	}
+	f := buildFFT(n)
+	fftCache.Store(n, f)
+	return f
+}
+
+func buildFFT(n int) *fft {
 	if n < 2 || n&(n-1) != 0 {
 		panic("gbs: fft length must be a power of two >= 2")
 	}
