@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -67,5 +68,24 @@ func TestEvidenceExtremeLogZ(t *testing.T) {
 		if math.IsNaN(res.LogZErr) || !(math.Abs(res.LogZ-c) < 4*res.LogZErr) {
 			t.Errorf("c = %g: ln Z = %v ± %v", c, res.LogZ, res.LogZErr)
 		}
+	}
+}
+
+// The same seed gives the same ln Z, bit for bit, whatever GOMAXPROCS is.
+func TestEvidenceReproducible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	g := newGaussTarget(4, 0, rng)
+	s := &Samples{Dim: 4, Chains: [][]float64{g.draws(20000, rng), g.draws(20000, rng)}}
+	run := func(procs int) *Result {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		res, err := Evidence(context.Background(), g.logp, s, &Settings{Seed: 5, Concurrent: true, BatchSize: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(1), run(2)
+	if a.LogZ != b.LogZ || a.LogZErr != b.LogZErr || a.NQ != b.NQ {
+		t.Errorf("GOMAXPROCS 1: %v ± %v (n_q %d); 2: %v ± %v (n_q %d)", a.LogZ, a.LogZErr, a.NQ, b.LogZ, b.LogZErr, b.NQ)
 	}
 }
