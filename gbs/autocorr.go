@@ -9,8 +9,10 @@ import (
 // (Sokal 1989; emcee uses the same).
 const autocorrWindow = 5
 
-// shortChainFactor: a chain shorter than this many autocorrelation times
-// gives an unreliable tau (emcee's default tolerance).
+// shortChainFactor: fewer draws than this many autocorrelation times give
+// an unreliable tau (emcee's default tolerance). Averaging the
+// autocorrelation over chains reduces its noise, so the draws of all
+// chains count, as long as each chain holds twice the window.
 const shortChainFactor = 50
 
 // IntegratedTime returns the integrated autocorrelation time of a series
@@ -20,7 +22,8 @@ const shortChainFactor = 50
 // function averaged over chains (each chain about its own mean), and from
 // the chains taken as one series about the overall mean, which also sees
 // differences between the chains' means that the first cannot. short
-// reports chains shorter than 50 tau, where tau itself is unreliable.
+// reports fewer than 50 tau draws in all, or chains shorter than twice the
+// window 5 tau: there tau itself is unreliable.
 func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 	if nchains < 1 || len(x)%nchains != 0 {
 		panic("gbs: IntegratedTime: length not a multiple of the number of chains")
@@ -38,7 +41,7 @@ func IntegratedTime(x []float64, nchains int) (tau float64, short bool) {
 			break
 		}
 	}
-	return tau, float64(m) < shortChainFactor*tau
+	return tau, float64(len(x)) < shortChainFactor*tau || float64(m) < 2*autocorrWindow*tau
 }
 
 // integratedTime estimates tau from lags below the padding; ok is false

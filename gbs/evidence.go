@@ -285,7 +285,7 @@ func (e *estimation) bridge(warp bool) error {
 }
 
 func (e *estimation) warnShort(tau float64, m int) {
-	e.warn("chains are shorter than %d autocorrelation times (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", shortChainFactor, tau, m)
+	e.warn("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", tau, m)
 }
 
 // adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from

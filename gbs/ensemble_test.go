@@ -1,0 +1,31 @@
+package gbs_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/gbs-evidence/gbs/ensemble"
+	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/problems"
+)
+
+// The gradient-free recipe: ensemble sampling, then GBS with each walker a
+// chain.
+func TestEnsemblePipeline(t *testing.T) {
+	for _, p := range []*problems.Problem{problems.Funnel(), problems.CorrelatedGaussian(10, 1, 2.5)} {
+		set := &gbs.EnsemblePipelineSettings{Sampler: ensemble.Settings{Steps: 5000, Lower: p.Lower, Upper: p.Upper, Seed: 3}}
+		r, err := gbs.EnsemblePipeline(context.Background(), p.LogProbBatch, p.Dim, set)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		ev := r.Evidence
+		t.Logf("%s: ln Z = %.4f ± %.4f, exact %.4f; calls: sampler %d, evidence %d", p.Name, ev.LogZ, ev.LogZErr, p.LogZ, r.SamplerCalls, r.LogDensityCalls)
+		if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < 0.15) {
+			t.Errorf("%s: ln Z = %.4f ± %.4f, exact %.4f", p.Name, ev.LogZ, ev.LogZErr, p.LogZ)
+		}
+		if r.SamplerCalls != r.Sampling.NCall || r.LogDensityCalls != ev.NCall || ev.NCall == 0 {
+			t.Errorf("%s: call counts %d, %d do not match the stages' %d, %d", p.Name, r.SamplerCalls, r.LogDensityCalls, r.Sampling.NCall, ev.NCall)
+		}
+	}
+}
