@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // Flow is a fitted normalizing flow: a bijection x ↦ z of ℝ^d (or of a
@@ -11,29 +12,23 @@ import (
 //
 //	log q(x) = Σ_j log φ(z_j) + log|det ∂z/∂x|
 //
-// that it pulls back from the standard normal. A Flow is immutable after
-// Fit or UnmarshalBinary and safe for concurrent use.
+// that it pulls back from the standard normal. A Flow comes from Fit or
+// UnmarshalBinary (the zero value is not usable), is immutable after and
+// safe for concurrent use. Its methods panic, as gonum's do, when slice
+// lengths do not match; data never make them panic.
 type Flow struct {
 	d        int
 	bounds   *bounds // nil: unbounded
 	wt       *whitening
 	layers   []layer
 	warnings []string
-	threads  int // 0: GOMAXPROCS
+	threads  int    // 0: GOMAXPROCS
+	ch       *chain // derived: fast evaluation when all frames are full
 
 	// heldOut[l] is the held-out mean log-likelihood after l layers
 	// (heldOut[0]: whitening only); empty without validation. Kept for
 	// diagnostics and tests; not serialized.
 	heldOut []float64
-}
-
-// layer is x ↦ x - A Aᵀx + A ψ(Aᵀx) for an orthonormal d×k frame A and k
-// monotone maps ψ_c; its log-Jacobian is Σ_c log ψ_c'(a_cᵀx).
-type layer struct {
-	k   int
-	a   []float64 // d×k
-	at  []float64 // k×d, Aᵀ
-	psi []spline
 }
 
 // Dim returns the dimension d.
@@ -87,7 +82,9 @@ func (f *Flow) Forward(z, logdet, x []float64) {
 
 // Inverse maps the len(logdet) row-major points z back to x and writes
 // log|det ∂x/∂z| per point into logdet. It is the exact inverse of
-// Forward (to rounding) everywhere, far tails included.
+// Forward (to rounding) everywhere, far tails included; with bounds, a z
+// so extreme that x rounds onto a bound gives the nearest point inside,
+// with the log-determinant of Forward at that point.
 func (f *Flow) Inverse(x, logdet, z []float64) {
 	n := len(logdet)
 	f.checkLen("Inverse", len(x), n)
@@ -120,7 +117,11 @@ func (f *Flow) Sample(dst, logq []float64, rng *rand.Rand) {
 		}
 		f.inverseRows(dst[lo*f.d:hi*f.d], ld, zz, hi-lo, s)
 		for i := range ld {
-			ld[i] = base[i] - ld[i]
+			if s.flag[i] == rowClamped {
+				ld[i] = s.aux[i]
+			} else {
+				ld[i] = base[i] - ld[i]
+			}
 		}
 	})
 }
@@ -133,9 +134,50 @@ func (f *Flow) checkLen(op string, got, n int) {
 
 // scratch is the per-task working memory of the row-wise maps.
 type scratch struct {
-	z, buf, p, q []float64
-	ld           []float64
-	flag         []int8
+	d, k             int // capacity: rows of dimension d, k directions
+	z, buf, p, q, pt []float64
+	ld, dm, aux      []float64
+	de               []int
+	flag             []int8
+}
+
+// scratchPool recycles working memory between calls: a LogProb over many
+// points would otherwise allocate (and clear) a few hundred kilobytes per
+// chunk.
+var scratchPool sync.Pool
+
+// getScratch returns scratch for rows of dimension d and k directions.
+func getScratch(d, k int) *scratch {
+	if s, ok := scratchPool.Get().(*scratch); ok && s.d >= d && s.k >= k {
+		return s
+	}
+	return newScratch(d, k)
+}
+
+func newScratch(d, k int) *scratch {
+	return &scratch{
+		d:    d,
+		k:    k,
+		z:    make([]float64, chunkRows*d),
+		buf:  make([]float64, chunkRows*d),
+		p:    make([]float64, chunkRows*k),
+		q:    make([]float64, chunkRows*k),
+		pt:   make([]float64, chunkRows*k),
+		ld:   make([]float64, chunkRows),
+		dm:   make([]float64, chunkRows),
+		aux:  make([]float64, chunkRows),
+		de:   make([]int, chunkRows),
+		flag: make([]int8, chunkRows),
+	}
+}
+
+// init derives the evaluation structures from the fitted parameters. Fit
+// and UnmarshalBinary both end with it, so both evaluate identically.
+func (f *Flow) init() {
+	for i := range f.layers {
+		f.layers[i].init(f.d)
+	}
+	f.ch = newChain(f.wt, f.layers, f.d)
 }
 
 func (f *Flow) maxK() int {
@@ -151,15 +193,9 @@ func (f *Flow) run(n int, fn func(lo, hi int, s *scratch)) {
 	d, k := f.d, f.maxK()
 	parallelFor(resolveThreads(f.threads), numChunks(n), func(c int) {
 		lo, hi := chunkBounds(c, n)
-		s := &scratch{
-			z:    make([]float64, chunkRows*d),
-			buf:  make([]float64, chunkRows*d),
-			p:    make([]float64, chunkRows*k),
-			q:    make([]float64, chunkRows*k),
-			ld:   make([]float64, chunkRows),
-			flag: make([]int8, chunkRows),
-		}
+		s := getScratch(d, k)
 		fn(lo, hi, s)
+		scratchPool.Put(s)
 	})
 }
 
@@ -167,6 +203,7 @@ const (
 	rowOK int8 = iota
 	rowOutside
 	rowNaN
+	rowClamped // Inverse: x rounded onto a bound and was moved inside
 )
 
 // forwardRows maps r rows of x into z with log-determinants ld.
@@ -201,12 +238,22 @@ func (f *Flow) forwardRows(z, ld, x []float64, r int, s *scratch) {
 			ld[i] = f.bounds.forward(row)
 		}
 	}
-	f.wt.forward(z, buf, r, d)
 	for i := range ld[:r] {
 		ld[i] += f.wt.logDet
 	}
-	for _, l := range f.layers {
-		l.forward(z, ld, r, d, s)
+	if f.ch != nil {
+		for i := 0; i < r; i++ {
+			row := buf[i*d : (i+1)*d]
+			for j, m := range f.wt.mean {
+				row[j] -= m
+			}
+		}
+		f.ch.forward(z, ld, buf, r, d, f.layers, s)
+	} else {
+		f.wt.forward(z, buf, r, d)
+		for _, l := range f.layers {
+			l.forward(z, ld, r, d, s)
+		}
 	}
 	for i := 0; i < r; i++ {
 		switch flag[i] {
@@ -223,55 +270,64 @@ func (f *Flow) forwardRows(z, ld, x []float64, r int, s *scratch) {
 // inverseRows maps r rows of z back into x with log-determinants ld.
 func (f *Flow) inverseRows(x, ld, z []float64, r int, s *scratch) {
 	d := f.d
-	buf := s.buf[:r*d]
-	copy(buf, z)
 	clear(ld[:r])
-	for li := len(f.layers) - 1; li >= 0; li-- {
-		f.layers[li].inverse(buf, ld, r, d, s)
+	if f.ch != nil {
+		f.ch.inverse(x, ld, z, r, d, f.layers, s)
+		for i := 0; i < r; i++ {
+			row := x[i*d : (i+1)*d]
+			for j, m := range f.wt.mean {
+				row[j] += m
+			}
+		}
+	} else {
+		buf := s.buf[:r*d]
+		copy(buf, z)
+		for li := len(f.layers) - 1; li >= 0; li-- {
+			f.layers[li].inverse(buf, ld, r, d, s)
+		}
+		f.wt.inverse(x, buf, r, d)
 	}
-	f.wt.inverse(x, buf, r, d)
 	for i := 0; i < r; i++ {
 		ld[i] -= f.wt.logDet
+		s.flag[i] = rowOK
 		if f.bounds != nil {
-			ld[i] += f.bounds.inverse(x[i*d : (i+1)*d])
+			bl, exact := f.bounds.inverse(x[i*d : (i+1)*d])
+			ld[i] += bl
+			if !exact || !isFinite(ld[i]) {
+				s.flag[i] = rowClamped
+			}
 		}
 	}
-}
-
-// forward applies the layer to r rows of z in place, adding to ld.
-func (l *layer) forward(z, ld []float64, r, d int, s *scratch) {
-	k := l.k
-	p := s.p[:r*k]
-	mulRows(p, z, r, d, l.a, k)
+	// Where a bound's rounding leaves x with fewer digits than the inverse
+	// pass assumed (x very near or onto a bound), take the log-determinant,
+	// and log q, from the forward pass at the point returned, so that
+	// Sample's log q equals LogProb at its draw.
+	var redo []int
 	for i := 0; i < r; i++ {
-		row := p[i*k : (i+1)*k]
-		var sum float64
-		for c, v := range row {
-			y, lg := l.psi[c].eval(v)
-			row[c] = y - v
-			sum += lg
+		if s.flag[i] == rowClamped {
+			redo = append(redo, i)
 		}
-		ld[i] += sum
 	}
-	addMulRowsT(z, r, d, p, k, l.at)
-}
-
-// inverse undoes forward on r rows of z in place, adding log|dx/dz| to ld.
-func (l *layer) inverse(z, ld []float64, r, d int, s *scratch) {
-	k := l.k
-	q := s.q[:r*k]
-	mulRows(q, z, r, d, l.a, k)
-	for i := 0; i < r; i++ {
-		row := q[i*k : (i+1)*k]
-		var sum float64
-		for c, v := range row {
-			x, lg := l.psi[c].inverse(v)
-			row[c] = x - v
-			sum += lg
+	if len(redo) == 0 {
+		return
+	}
+	xs := make([]float64, len(redo)*d)
+	for k, i := range redo {
+		copy(xs[k*d:(k+1)*d], x[i*d:(i+1)*d])
+	}
+	zs := make([]float64, len(redo)*d)
+	lds := make([]float64, len(redo))
+	s2 := getScratch(d, f.maxK())
+	f.forwardRows(zs, lds, xs, len(redo), s2)
+	scratchPool.Put(s2)
+	for k, i := range redo {
+		ld[i] = -lds[k]
+		lq := lds[k]
+		for _, v := range zs[k*d : (k+1)*d] {
+			lq += logPhi(v)
 		}
-		ld[i] += sum
+		s.aux[i] = lq
 	}
-	addMulRowsT(z, r, d, q, k, l.at)
 }
 
 func fill(s []float64, v float64) {

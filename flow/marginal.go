@@ -33,6 +33,7 @@ type marginalData struct {
 	neff   float64   // effective sample size 1/Σw²
 	sd     float64   // weighted standard deviation
 	iqr    float64   // interquartile range
+	km     *kdeMoments
 }
 
 // newMarginalData sorts the values v (weights w, nil for equal weights)
@@ -40,14 +41,13 @@ type marginalData struct {
 // spread, so that the only sensible map is the identity.
 func newMarginalData(v, w []float64) *marginalData {
 	n := len(v)
+	sortValues(v, w)
 	if w == nil {
-		slices.Sort(v)
 		w = make([]float64, n)
 		for i := range w {
 			w[i] = 1 / float64(n)
 		}
 	} else {
-		sortWeighted(v, w)
 		var total float64
 		for _, wi := range w {
 			total += wi
@@ -78,6 +78,7 @@ func newMarginalData(v, w []float64) *marginalData {
 		return nil
 	}
 	md.iqr = md.quantile(0.75) - md.quantile(0.25)
+	md.km = newKDEMoments(v, w)
 	return md
 }
 
@@ -102,7 +103,7 @@ func (md *marginalData) quantile(p float64) float64 {
 //   - knots at sample quantiles: a uniform grid of o.knots probability
 //     levels, refined geometrically towards levels o.tailPoints/n_eff at
 //     both ends, so the extreme knots sit where a few points remain beyond;
-//   - targets y = Φ⁻¹(F_KDE(x)) with a triweight kernel of o.bandwidth
+//   - targets y = Φ⁻¹(F_KDE(x)) with an Epanechnikov kernel of o.bandwidth
 //     times Scott's bandwidth;
 //   - derivatives at interior knots by the weighted harmonic mean of the
 //     neighbouring secants (Fritsch & Butland; it follows the data without
@@ -117,7 +118,7 @@ func (md *marginalData) quantile(p float64) float64 {
 func (md *marginalData) fit(o marginalOptions) spline {
 	v, w := md.v, md.w
 	h := o.bandwidth * scottBandwidth(md.sd, md.iqr, md.neff)
-	a := triweightHalfWidth * h
+	a := kernelHalfWidth * h
 
 	levels := knotLevels(o.knots, o.tailPoints/md.neff)
 	kx := make([]float64, len(levels))
@@ -127,7 +128,7 @@ func (md *marginalData) fit(o marginalOptions) spline {
 	kx = slices.Compact(kx)
 	lower := make([]float64, len(kx))
 	upper := make([]float64, len(kx))
-	kdeCDF(lower, upper, v, w, md.cw, md.cu, kx, a)
+	kdeCDF(lower, upper, v, w, md.cw, md.cu, md.km, kx, a)
 	ky := make([]float64, len(kx))
 	for j := range kx {
 		if lower[j] < 0.5 {

@@ -18,10 +18,6 @@ func logPhi(z float64) float64 { return -0.5*z*z - logSqrt2Pi }
 // computed directly, never as 1 - (1-p).
 func normQuantile(p float64) float64 { return mathext.NormalQuantile(p) }
 
-// normCDF is the standard normal distribution function, accurate in both
-// tails because erfc keeps relative precision for large arguments.
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
 // softplus is log(1+exp(y)) without overflow or loss of precision.
 func softplus(y float64) float64 {
 	if y > 0 {

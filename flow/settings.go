@@ -9,20 +9,27 @@ import (
 // defaults documented on each field.
 type Settings struct {
 	// MaxLayers caps the number of Gaussianizing layers when the number
-	// is chosen by the held-out stop rule. Default 12.
+	// is chosen by the held-out stop rule. Default 10: on the reference
+	// targets the held-out likelihood stops improving significantly
+	// after 4 to 10 layers, except for the funnel, whose later layers gain
+	// a tenth of a nat each.
 	MaxLayers int
 
 	// Layers, if positive, fixes the number of layers: all points are
-	// used for fitting and there is no validation split or stop rule.
+	// used for fitting and there is no validation split, stop rule or
+	// held-out pruning of directions.
 	Layers int
 
 	// Directions is the number K of orthonormal directions Gaussianized
 	// per layer. Default: d for d <= 128, else 128. Values above d mean d.
+	// With K = d a layer acts on every direction, the flow is evaluated
+	// with one d×d product per layer, and few layers suffice.
 	Directions int
 
 	// Damping is the fraction of the way from the identity to the
 	// Gaussianizing map that each layer moves, in (0, 1]. Default 0.9:
-	// light damping; the held-out stop rule is the main regularizer.
+	// light damping; the held-out stop rule and the held-out pruning of
+	// directions are the main regularizers.
 	Damping float64
 
 	// Knots is the number of interior quantile knots of each 1-D spline
@@ -33,12 +40,13 @@ type Settings struct {
 
 	// Bandwidth multiplies Scott's rule for the kernel smoothing of each
 	// 1-D distribution function. Default: chosen per direction and layer
-	// by held-out likelihood among 1, 1/2 and 1/4 (Scott's rule
-	// oversmooths multimodal and skewed marginals, which the smaller
-	// factors fix), or 1 without a validation set (Layers > 0).
+	// by held-out likelihood between 1 and 0.3 (Scott's rule oversmooths
+	// multimodal and skewed marginals), or 1 without a validation set
+	// (Layers > 0).
 	Bandwidth float64
 
-	// Whiten selects the linear map applied first. Default WhitenCholesky.
+	// Whiten selects the linear map applied first (after the bounds).
+	// Default WhitenCholesky.
 	Whiten WhitenMode
 
 	// Rotation selects how each layer chooses its directions. Default
@@ -47,13 +55,15 @@ type Settings struct {
 
 	// Lower and Upper are optional box bounds, nil meaning unbounded; an
 	// entry may be ±Inf for a coordinate unbounded on that side. Bounded
-	// coordinates enter through a logit (two finite bounds) or softplus
-	// (one) layer, so q is zero outside the box and positive inside. All
-	// points must lie strictly inside.
+	// coordinates enter through an inverse-softplus layer (a softened
+	// logit for two finite bounds), so q is zero outside the box and
+	// positive inside. All points must lie strictly inside.
 	Lower, Upper []float64
 
-	// ValidationFraction is the share of the points held out to choose
-	// the number of layers, in (0, 0.5]. Default 0.2.
+	// ValidationFraction is the share of the distinct points held out to
+	// choose the number of layers, the bandwidths and the active
+	// directions, in (0, 0.5]. Default 0.2. Held-out points are not
+	// used to fit the maps.
 	ValidationFraction float64
 
 	// Seed seeds every random choice of the fit (validation split,
@@ -61,8 +71,8 @@ type Settings struct {
 	Seed uint64
 
 	// Threads is the number of goroutines used by Fit and by the fitted
-	// flow. Default (0) GOMAXPROCS. Results are bitwise identical for any
-	// value.
+	// flow's methods. Default (0) GOMAXPROCS; a decoded flow uses the
+	// default. Results are bitwise identical for any value.
 	Threads int
 }
 
@@ -72,14 +82,14 @@ type RotationMode int
 const (
 	// MaxSliced maximizes the sliced Wasserstein distance between the
 	// projected data and N(0, 1) over orthonormal frames (Riemannian
-	// gradient ascent from a random frame). The default.
+	// gradient ascent, from a random frame in the first layer and from
+	// the previous frame after). The default.
 	MaxSliced RotationMode = iota
-	// RandomRotation uses a random orthonormal frame per layer.
+	// RandomRotation uses a random orthonormal frame per layer, the
+	// simpler alternative of DESIGN.md. It is cheaper per layer but far
+	// worse beyond a few dimensions (see the package documentation); it
+	// is kept for comparison.
 	RandomRotation
-	// MaxEntropy maximizes the summed KL divergence of the projections
-	// from N(0, 1), with entropies estimated by m-spacings: the
-	// log-likelihood the layer's 1-D maps can gain.
-	MaxEntropy
 )
 
 func (r RotationMode) String() string {
@@ -88,38 +98,37 @@ func (r RotationMode) String() string {
 		return "max-sliced"
 	case RandomRotation:
 		return "random"
-	case MaxEntropy:
-		return "max-entropy"
 	}
 	return fmt.Sprintf("RotationMode(%d)", int(r))
 }
 
 const (
-	defaultMaxLayers      = 12
-	defaultMaxDirections  = 128
-	defaultDamping        = 0.9
-	defaultValidation     = 0.2
-	defaultMinKnots       = 50
-	defaultMaxKnots       = 200
-	defaultTailPoints     = 5
-	minTrainingForLayers  = 50 // fewer training points: whitening only
-	minValidationForStop  = 20 // fewer held-out points: whitening only
-	stopPatience          = 2  // layers without held-out gain before stopping
-	defaultSearchSubset   = 2048
-	defaultSearchMaxSteps = 50
+	defaultMaxLayers     = 10
+	defaultMaxDirections = 128
+	defaultDamping       = 0.9
+	defaultValidation    = 0.2
+	defaultMinKnots      = 50
+	defaultMaxKnots      = 200
+	defaultTailPoints    = 5
+	minTrainingForLayers = 50 // fewer training points: whitening only
+	minValidationForStop = 20 // fewer held-out points: whitening only
+	stopPatience         = 2  // layers without held-out gain before stopping
+	stopSignificance     = 2  // a gain counts when above this many standard errors
+
+	// The direction search (see layerFrame).
+	coarseSubset  = 1024    // points of the first layer's coarse search
+	coarseSteps   = 40      // its steps
+	fineBudget    = 1 << 18 // points × dimensions of every layer's fine search
+	minFineSubset = 2048    // its least number of points
+	fineSteps     = 8       // its steps
 )
 
-// Tuning knobs of the direction search, variables so that tests and
-// measurements can vary them.
-var (
-	candidateBandwidths = []float64{1, 0.5, 0.25}
-	searchSubset        = defaultSearchSubset
-	searchMaxSteps      = defaultSearchMaxSteps
-	searchObjective     = objSliced
-	warmStart           = false
-	coarseSubset        = 0
-	coarseMaxSteps      = 40
-)
+// candidateBandwidths are the multiples of Scott's bandwidth among which
+// each direction's 1-D map is chosen on held-out data: Scott's rule, which
+// suits unimodal marginals, and a third of it, which suits multimodal or
+// sharply skewed ones (measured on the reference targets, the pair does
+// as well as any finer grid at two thirds of the cost).
+var candidateBandwidths = []float64{1, 0.3}
 
 // resolved holds the settings with defaults filled in.
 type resolved struct {
@@ -151,7 +160,7 @@ func (s *Settings) resolve(d int) (resolved, error) {
 		return r, fmt.Errorf("flow: ValidationFraction = %g, want a value in (0, 0.5] (0 for the default)", r.ValidationFraction)
 	case r.Whiten < WhitenCholesky || r.Whiten > WhitenNone:
 		return r, fmt.Errorf("flow: unknown whitening mode %d", int(r.Whiten))
-	case r.Rotation < MaxSliced || r.Rotation > MaxEntropy:
+	case r.Rotation < MaxSliced || r.Rotation > RandomRotation:
 		return r, fmt.Errorf("flow: unknown rotation mode %d", int(r.Rotation))
 	}
 	if r.MaxLayers == 0 {

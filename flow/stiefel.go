@@ -2,10 +2,10 @@ package flow
 
 import (
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -20,60 +20,57 @@ import (
 // makes F the exact squared 2-Wasserstein distance between the empirical
 // distribution of each projection and N(0, 1), averaged over directions.
 // The Euclidean gradient is G = 2/(m k) xᵀR with R_ic = p_ic - z_rank(i,c).
-// The ascent follows the Cayley curve of Wen & Yin (2013),
+//
+// The ascent is Algorithm 2 of Wen & Yin (2013) turned to maximization:
+// steps along the Cayley curve
 //
 //	A(τ) = (I - τ/2 W)⁻¹ (I + τ/2 W) A,   W = G Aᵀ - A Gᵀ,
 //
-// which stays on the manifold and starts along the Riemannian gradient.
-// The step is set as a rotation angle θ = τ‖W‖_F (an upper bound on the
-// largest angle any direction turns): it grows by half after an accepted
-// step and shrinks after a rejected one, so the search needs no line search
-// and no tuning to the scale of F.
+// which stays on the manifold and starts along the Riemannian gradient
+// W A, with Barzilai-Borwein step sizes (alternating the two formulas) and
+// the non-monotone line search of Zhang & Hager (2004). It needs a few
+// tens of evaluations from a random frame and a handful from a good one,
+// where a fixed or merely adaptive step needed several times more. Steps
+// are bounded as rotation angles, τ‖W‖₂ in [swMinAngle, swMaxAngle].
+//
+// Each evaluation projects and sorts m points on k directions; that is
+// the whole cost of the search. The projections are computed in single
+// precision (they only rank points and measure distances at the scale of
+// the sampling noise, and single-precision products run at twice the
+// speed) and sorted by a radix sort on packed keys.
 
 // swSearch holds the fixed data of one direction search.
 type swSearch struct {
-	x       []float64 // m×d subsample
+	xt      []float32 // d×m: the sample transposed, in single precision
 	m, d, k int
 	z       []float64 // m target atoms, increasing
-	obj     objective
-	wq      []float64 // quantile weights of objWeighted
-	spacing int       // m-spacing of the entropy estimate
-	idxBits uint      // low bits of a sort key holding the point index
 	threads int
+
+	// Per-direction scratch, reused across evaluations.
+	sortBuf [][]uint64
+	rBuf    [][]float32
 }
-
-// objective is the non-Gaussianity measure of a projection.
-type objective int
-
-const (
-	objSliced   objective = iota // squared 2-Wasserstein distance to N(0, 1)
-	objEntropy                   // KL divergence to N(0, 1) by m-spacings
-	objSW1                       // 1-Wasserstein distance
-	objHuber                     // Huber loss of the quantile differences
-	objCvM                       // Cramér-von Mises distance in probability space
-	objWeighted                  // quantile distance weighted by inverse order-statistic variance
-)
-
-// huberDelta is the residual beyond which objHuber grows linearly.
-var huberDelta = 1.0
 
 // swFrame is a frame with its projections, their sort orders and F.
 type swFrame struct {
-	a    []float64  // d×k
-	p    []float64  // m×k
-	ord  [][]uint64 // ord[c]: sort keys of projection c, increasing (see packKey)
-	keys [][]float64
+	a    []float64   // d×k
+	pt   []float32   // k×m: projection c of point i at pt[c*m+i]
+	ord  [][]uint64  // ord[c]: sort keys of projection c, increasing (see rankKey)
+	keys [][]float64 // keys[c]: projection c, sorted
 	f    float64
 }
 
-// Settings of the search. Steps are capped (a few tens of accepted steps
-// capture most of the gain; later layers correct what one layer leaves).
+// Settings of the ascent.
 const (
-	swInitialAngle = 0.3
-	swMaxAngle     = 1.0
-	swMinAngle     = 1e-3
-	swRelTol       = 1e-3 // an accepted step gaining less than this fraction of F is "small"
-	swSmallSteps   = 3    // stop after this many small accepted steps in a row
+	swInitialAngle = 0.3  // rotation angle of the first step
+	swMaxAngle     = 1.0  // bound on the rotation angle of a step
+	swMinAngle     = 1e-3 // lower bound (a BB step may collapse)
+	swRelTol       = 1e-3 // an accepted step gaining less than this fraction of F is small
+	swSmallSteps   = 3    // stop after this many small steps in a row
+	swRho          = 1e-4 // sufficient increase of the line search
+	swShrink       = 0.2  // step reduction of the line search
+	swEta          = 0.85 // weight of the non-monotone reference value
+	swTries        = 6    // line-search trials before giving up
 )
 
 // gaussianAtoms returns the means of N(0, 1) over its m quantile
@@ -165,128 +162,55 @@ func project(col, a []float64, d, k, c int) {
 }
 
 // maxSlicedDirections returns the frame reached from a0 (orthonormal d×k)
-// after at most maxIter steps of the ascent described above on the m×d
-// sample x.
-func maxSlicedDirections(x []float64, m, d int, a0 []float64, k, maxIter, threads int, obj objective) []float64 {
-	s := &swSearch{x: x, m: m, d: d, k: k, z: gaussianAtoms(m), threads: threads, obj: obj,
-		spacing: max(1, int(math.Round(math.Sqrt(float64(m))))), idxBits: uint(bits.Len(uint(m)))}
-	if obj == objWeighted {
-		s.wq = quantileWeights(m)
+// after at most maxIter steps of the ascent on the m×d sample x.
+func maxSlicedDirections(x []float64, m, d int, a0 []float64, k, maxIter, threads int) []float64 {
+	xt := make([]float32, d*m)
+	for i := 0; i < m; i++ {
+		for l, v := range x[i*d : (i+1)*d] {
+			xt[l*m+i] = float32(v)
+		}
 	}
-	cur := s.newFrame(a0)
-	s.evaluate(cur, true)
-	if maxIter <= 0 {
-		return cur.a
+	s := &swSearch{xt: xt, m: m, d: d, k: k, z: gaussianAtoms(m), threads: threads,
+		sortBuf: make([][]uint64, k), rBuf: make([][]float32, k)}
+	for c := 0; c < k; c++ {
+		s.sortBuf[c] = make([]uint64, m)
+		s.rBuf[c] = make([]float32, m)
 	}
+	cur := s.newFrame(slices.Clone(a0))
+	s.evaluate(cur)
 	trial := s.newFrame(slices.Clone(a0))
-	var evals, accepted int
-	if useBB {
-		cur, evals, accepted = s.ascendBB(cur, trial, maxIter)
-	} else {
-		cur, evals, accepted = s.ascendAdaptive(cur, trial, maxIter)
-	}
-	if searchTrace != nil {
-		searchTrace(evals, accepted, cur.f)
-	}
-	orthonormalize(cur.a, d, k)
-	return cur.a
-}
 
-// ascendAdaptive is gradient ascent with an adaptive rotation angle.
-func (s *swSearch) ascendAdaptive(cur, trial *swFrame, maxIter int) (*swFrame, int, int) {
-	d, k := s.d, s.k
-	g := s.gradient(cur)
-	theta := swInitialAngle
-	small := 0
-	evals, accepted := 1, 0
-	for it := 0; it < maxIter; it++ {
-		w, wn := skewGradient(g, cur.a, d, k)
-		if !(wn > 0) || !isFinite(wn) {
-			break
-		}
-		if !cayley(trial.a, cur.a, w, theta/wn, d, k) {
-			break
-		}
-		for c := range cur.ord {
-			copy(trial.ord[c], cur.ord[c])
-		}
-		s.evaluate(trial, false)
-		evals++
-		if trial.f > cur.f {
-			accepted++
-			gain := trial.f - cur.f
-			cur, trial = trial, cur
-			g = s.gradient(cur)
-			theta = min(1.5*theta, swMaxAngle)
-			if gain < swRelTol*math.Abs(cur.f) {
-				if small++; small >= swSmallSteps {
-					break
-				}
-			} else {
-				small = 0
-			}
-			continue
-		}
-		if theta *= 0.3; theta < swMinAngle {
-			break
-		}
-	}
-	return cur, evals, accepted
-}
-
-var useBB = true
-
-// searchStep, when set by tests, sees every evaluation.
-var searchStep func(eval int, f, angle float64)
-
-// ascendBB is the Cayley-transform ascent of Wen & Yin (2013, Algorithm 2)
-// for maximization: Barzilai-Borwein step sizes, alternating the two BB
-// formulas, with the non-monotone line search of Zhang & Hager (2004).
-func (s *swSearch) ascendBB(cur, trial *swFrame, maxIter int) (*swFrame, int, int) {
-	d, k := s.d, s.k
-	const (
-		rho   = 1e-4 // sufficient increase
-		delta = 0.2  // step shrink in the line search
-		eta   = 0.85 // weight of the non-monotone reference
-	)
-	g := s.gradient(cur)
-	w, wn := skewGradient(g, cur.a, d, k)
+	w, wn := skewGradient(s.gradient(cur), cur.a, d, k)
 	gr := riemannGrad(w, cur.a, d, k)
 	ws := spectralNorm(w, d)
 	tau := swInitialAngle / ws
-	c, q := cur.f, 1.0
-	evals, accepted := 1, 0
+	ref, q := cur.f, 1.0 // non-monotone reference value and its weight
 	small := 0
 	for it := 0; it < maxIter && wn > 0 && isFinite(wn); it++ {
 		// Line search along the Cayley curve from cur.
 		ok := false
-		for try := 0; try < 6; try++ {
+		for try := 0; try < swTries; try++ {
 			if !cayley(trial.a, cur.a, w, tau, d, k) {
 				break
 			}
-			for cc := range cur.ord {
-				copy(trial.ord[cc], cur.ord[cc])
+			for c := range cur.ord {
+				copy(trial.ord[c], cur.ord[c])
 			}
-			s.evaluate(trial, false)
-			evals++
-			if searchStep != nil {
-				searchStep(evals, trial.f, tau*ws)
-			}
-			if trial.f >= c+rho*tau*0.5*wn*wn {
+			s.evaluate(trial)
+			if trial.f >= ref+swRho*tau*0.5*wn*wn {
 				ok = true
 				break
 			}
-			tau *= delta
+			tau *= swShrink
 		}
 		if !ok {
 			break
 		}
-		accepted++
 		gain := trial.f - cur.f
-		gNew := s.gradient(trial)
-		wNew, wnNew := skewGradient(gNew, trial.a, d, k)
+		wNew, wnNew := skewGradient(s.gradient(trial), trial.a, d, k)
 		grNew := riemannGrad(wNew, trial.a, d, k)
 		wsNew := spectralNorm(wNew, d)
+		// Barzilai-Borwein step from s = ΔA and y = Δ(W A).
 		var ss, sy, yy float64
 		for i := range trial.a {
 			sv := trial.a[i] - cur.a[i]
@@ -304,13 +228,12 @@ func (s *swSearch) ascendBB(cur, trial *swFrame, maxIter int) (*swFrame, int, in
 		default:
 			tau = sy / yy
 		}
-		// Keep the step a sensible rotation angle.
 		tau = min(max(tau, swMinAngle/wsNew), swMaxAngle/wsNew)
-		qNew := eta*q + 1
-		c = (eta*q*c + trial.f) / qNew
+		qNew := swEta*q + 1
+		ref = (swEta*q*ref + trial.f) / qNew
 		q = qNew
 		cur, trial = trial, cur
-		g, w, wn, gr, ws = gNew, wNew, wnNew, grNew, wsNew
+		w, wn, gr = wNew, wnNew, grNew
 		if gain < swRelTol*math.Abs(cur.f) {
 			if small++; small >= swSmallSteps {
 				break
@@ -319,8 +242,8 @@ func (s *swSearch) ascendBB(cur, trial *swFrame, maxIter int) (*swFrame, int, in
 			small = 0
 		}
 	}
-	_ = g
-	return cur, evals, accepted
+	orthonormalize(cur.a, d, k)
+	return cur.a
 }
 
 // spectralNorm estimates the largest singular value of the d×d matrix w
@@ -369,12 +292,8 @@ func riemannGrad(w, a []float64, d, k int) []float64 {
 	return out
 }
 
-// searchTrace, when set (by tests), receives the number of evaluations,
-// of accepted steps and the final objective of every search.
-var searchTrace func(evals, accepted int, f float64)
-
 func (s *swSearch) newFrame(a []float64) *swFrame {
-	f := &swFrame{a: a, p: make([]float64, s.m*s.k), ord: make([][]uint64, s.k), keys: make([][]float64, s.k)}
+	f := &swFrame{a: a, pt: make([]float32, s.k*s.m), ord: make([][]uint64, s.k), keys: make([][]float64, s.k)}
 	for c := range f.ord {
 		o := make([]uint64, s.m)
 		for i := range o {
@@ -386,170 +305,80 @@ func (s *swSearch) newFrame(a []float64) *swFrame {
 	return f
 }
 
-// packKey maps v to an unsigned integer of the same order and puts the
-// point index i in the low idxBits bits: sorting the keys as integers
-// sorts the points by value (to 2^-(52-idxBits) relative precision, ties
-// by index) with a fast comparison-free-closure sort, and the index comes
-// back out of the sorted key.
-func packKey(v float64, i int, idxBits uint) uint64 {
-	b := math.Float64bits(v)
-	if b>>63 == 1 {
-		b = ^b
-	} else {
-		b |= 1 << 63
-	}
-	mask := uint64(1)<<idxBits - 1
-	return b&^mask | uint64(i)
-}
-
-// evaluate computes the projections, their orders and F for frame f. The
-// previous order in f.ord is the starting point of an insertion sort,
-// which is nearly linear after a small step; fresh is true when it is
-// not (the first evaluation) and a full sort is used.
-func (s *swSearch) evaluate(f *swFrame, fresh bool) {
+// evaluate computes the projections of frame f, their sort orders and F.
+// The previous order in f.ord only seeds the stable sort.
+func (s *swSearch) evaluate(f *swFrame) {
 	m, d, k := s.m, s.d, s.k
-	parallelFor(s.threads, numChunks(m), func(c int) {
-		lo, hi := chunkBounds(c, m)
-		mulRows(f.p[lo*k:hi*k], s.x[lo*d:hi*d], hi-lo, d, f.a, k)
-	})
 	parts := make([]float64, k)
-	mask := uint64(1)<<s.idxBits - 1
+	const mask = 1<<32 - 1
 	parallelFor(s.threads, k, func(c int) {
+		// Projection c is Σ_l a_lc xᵀ_l: d long single-precision axpys.
+		pc := f.pt[c*m : (c+1)*m]
+		clear(pc)
+		for l := 0; l < d; l++ {
+			if v := float32(f.a[l*k+c]); v != 0 {
+				blas32.Axpy(v, blas32.Vector{N: m, Inc: 1, Data: s.xt[l*m : (l+1)*m]}, blas32.Vector{N: m, Inc: 1, Data: pc})
+			}
+		}
 		ord := f.ord[c]
 		for r, o := range ord {
 			i := int(o & mask)
-			ord[r] = packKey(f.p[i*k+c], i, s.idxBits)
+			ord[r] = rankKey(pc[i], i)
 		}
-		if fresh || !insertionSort(ord, 8*m) {
-			slices.Sort(ord)
-		}
+		sortKeys(ord, s.sortBuf[c])
 		key := f.keys[c]
 		prev := math.Inf(-1)
+		var sum float64
 		for r, o := range ord {
-			// max: the packed keys order values only to ~1e-12.
-			key[r] = max(f.p[int(o&mask)*k+c], prev)
-			prev = key[r]
+			// max: the keys order values only to ~1e-4.
+			v := max(float64(pc[int(o&mask)]), prev)
+			key[r], prev = v, v
+			e := v - s.z[r]
+			sum += e * e
 		}
-		parts[c] = s.value(key)
+		parts[c] = sum
 	})
 	var sum float64
 	for _, v := range parts {
 		sum += v
 	}
-	f.f = sum / float64(k)
+	f.f = sum / float64(m*k)
 }
 
-// value is the non-Gaussianity of one projection from its sorted values.
-func (s *swSearch) value(key []float64) float64 {
-	m := len(key)
-	var sum float64
-	switch s.obj {
-	case objSliced:
-		for r, v := range key {
-			e := v - s.z[r]
-			sum += e * e
-		}
-	case objSW1:
-		for r, v := range key {
-			sum += math.Abs(v - s.z[r])
-		}
-	case objHuber:
-		for r, v := range key {
-			e := math.Abs(v - s.z[r])
-			if e <= huberDelta {
-				sum += 0.5 * e * e
-			} else {
-				sum += huberDelta * (e - 0.5*huberDelta)
-			}
-		}
-	case objCvM:
-		for r, v := range key {
-			e := normCDF(v) - (float64(r)+0.5)/float64(m)
-			sum += e * e
-		}
-	case objWeighted:
-		for r, v := range key {
-			e := v - s.z[r]
-			sum += s.wq[r] * e * e
-		}
-	case objEntropy:
-		// KL(P‖N(0,1)) = E[p²]/2 + log√(2π) - H(P), with the entropy
-		// H by Vasicek's m-spacing estimate; constants are dropped.
-		for r, v := range key {
-			sp := key[min(r+s.spacing, m-1)] - key[max(r-s.spacing, 0)]
-			sum += 0.5*v*v - math.Log(max(sp, 1e-300))
-		}
+// sortKeys sorts rank keys with buf as scratch: a comparison sort for
+// short slices, the radix sort on the top bits otherwise.
+func sortKeys(keys, buf []uint64) {
+	if len(keys) < 256 {
+		slices.Sort(keys)
+		return
 	}
-	return sum / float64(m)
+	radixSortRanks(keys, buf)
 }
 
 // gradient returns the Euclidean gradient of F at frame f (d×k).
 func (s *swSearch) gradient(f *swFrame) []float64 {
 	m, d, k := s.m, s.d, s.k
-	r := make([]float64, m*k)
-	scale := 1 / float64(m*k)
-	mask := uint64(1)<<s.idxBits - 1
+	scale := 2 / float64(m*k)
+	const mask = 1<<32 - 1
+	gt := make([]float32, k*d) // the gradient transposed, k×d
 	parallelFor(s.threads, k, func(c int) {
+		// Row c of Gᵀ is Σ_i r_i x_i with r_i the scaled residual of
+		// point i: d long single-precision dot products.
+		r := s.rBuf[c]
 		key := f.keys[c]
-		g := make([]float64, m) // dF/dkey[rank]
-		switch s.obj {
-		case objSliced:
-			for rank, v := range key {
-				g[rank] = 2 * (v - s.z[rank])
-			}
-		case objSW1:
-			for rank, v := range key {
-				e := v - s.z[rank]
-				if e > 0 {
-					g[rank] = 1
-				} else if e < 0 {
-					g[rank] = -1
-				}
-			}
-		case objHuber:
-			for rank, v := range key {
-				g[rank] = min(max(v-s.z[rank], -huberDelta), huberDelta)
-			}
-		case objWeighted:
-			for rank, v := range key {
-				g[rank] = 2 * s.wq[rank] * (v - s.z[rank])
-			}
-		case objCvM:
-			for rank, v := range key {
-				e := normCDF(v) - (float64(rank)+0.5)/float64(m)
-				g[rank] = 2 * e * math.Exp(logPhi(v))
-			}
-		case objEntropy:
-			for rank, v := range key {
-				g[rank] += v
-				hi, lo := min(rank+s.spacing, m-1), max(rank-s.spacing, 0)
-				inv := 1 / max(key[hi]-key[lo], 1e-300)
-				g[hi] -= inv
-				g[lo] += inv
-			}
-		}
 		for rank, o := range f.ord[c] {
-			r[int(o&mask)*k+c] = scale * g[rank]
+			r[int(o&mask)] = float32(scale * (key[rank] - s.z[rank]))
+		}
+		rv := blas32.Vector{N: m, Inc: 1, Data: r}
+		for l := 0; l < d; l++ {
+			gt[c*d+l] = blas32.Dot(rv, blas32.Vector{N: m, Inc: 1, Data: s.xt[l*m : (l+1)*m]})
 		}
 	})
-	nc := numChunks(m)
-	parts := make([][]float64, nc)
-	parallelFor(s.threads, nc, func(c int) {
-		lo, hi := chunkBounds(c, m)
-		g := make([]float64, d*k)
-		for i := lo; i < hi; i++ {
-			ri := r[i*k : i*k+k]
-			for l, v := range s.x[i*d : i*d+d] {
-				if v != 0 {
-					floats.AddScaled(g[l*k:l*k+k], v, ri)
-				}
-			}
+	g := make([]float64, d*k)
+	for c := 0; c < k; c++ {
+		for l := 0; l < d; l++ {
+			g[l*k+c] = float64(gt[c*d+l])
 		}
-		parts[c] = g
-	})
-	g := parts[0]
-	for _, p := range parts[1:] {
-		floats.Add(g, p)
 	}
 	return g
 }
@@ -597,36 +426,4 @@ func cayley(dst, a, w []float64, tau float64, d, k int) bool {
 		}
 	}
 	return isFinite(floats.Sum(dst))
-}
-
-// insertionSort sorts keys increasingly and gives up (returning false,
-// keys partly sorted) after budget moves.
-func insertionSort(keys []uint64, budget int) bool {
-	for i := 1; i < len(keys); i++ {
-		v := keys[i]
-		j := i
-		for j > 0 && keys[j-1] > v {
-			keys[j] = keys[j-1]
-			j--
-			if budget--; budget < 0 {
-				keys[j] = v
-				return false
-			}
-		}
-		keys[j] = v
-	}
-	return true
-}
-
-// quantileWeights returns weights proportional to the inverse variance of
-// the order statistics of an N(0, 1) sample, φ(z_r)²/(u_r(1-u_r)),
-// scaled to 1 at the median.
-func quantileWeights(m int) []float64 {
-	w := make([]float64, m)
-	for r := range w {
-		u := (float64(r) + 0.5) / float64(m)
-		z := normQuantile(u)
-		w[r] = math.Exp(2*logPhi(z)) / (u * (1 - u)) / (2 / math.Pi)
-	}
-	return w
 }

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -84,6 +85,21 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 	for j := range wt.mean {
 		wt.mean[j] /= total
 	}
+	// The covariance is computed for the columns scaled by their largest
+	// deviation from the mean, so that data of any magnitude (1e-200 or
+	// 1e200) neither underflow nor overflow when squared; the scales are
+	// folded back into the whitening matrices.
+	scale := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : i*d+d] {
+			scale[j] = max(scale[j], math.Abs(v-wt.mean[j]))
+		}
+	}
+	for j, sc := range scale {
+		if !(sc > 0) || math.IsInf(sc, 0) {
+			return nil, fmt.Errorf("flow: column %d has no finite spread around its mean", j)
+		}
+	}
 	// Covariance from centred rows, accumulated per fixed chunk and summed
 	// in chunk order (deterministic for any number of threads).
 	nc := numChunks(n)
@@ -95,7 +111,7 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 		for i := lo; i < hi; i++ {
 			wi := weight(i)
 			for j, v := range x[i*d : i*d+d] {
-				r[j] = v - wt.mean[j]
+				r[j] = (v - wt.mean[j]) / scale[j]
 			}
 			for j := 0; j < d; j++ {
 				f := wi * r[j]
@@ -131,24 +147,25 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 		for j := 0; j < d; j++ {
 			// L_jj² is the variance of coordinate j left after regressing
 			// out the coordinates before it.
-			if !ok || !(lt.At(j, j)*lt.At(j, j) > singularTol*cov.At(j, j)) {
-				return nil, fmt.Errorf("flow: covariance is singular: column %d is (numerically) a linear combination of columns 0..%d, so the points have no density in %d dimensions", j, j-1, d)
+			if ok && lt.At(j, j)*lt.At(j, j) > singularTol*cov.At(j, j) {
+				continue
 			}
-		}
-		wt.unwhite = make([]float64, d*d)
-		for i := 0; i < d; i++ {
-			for j := 0; j <= i; j++ {
-				wt.unwhite[i*d+j] = lt.At(i, j)
+			if j == 0 {
+				return nil, errors.New("flow: covariance is not positive definite")
 			}
+			return nil, fmt.Errorf("flow: covariance is singular: column %d is (numerically) a linear combination of columns 0..%d, so the points have no density in %d dimensions", j, j-1, d)
 		}
 		var inv mat.TriDense
 		if err := inv.InverseTri(&lt); err != nil {
 			return nil, fmt.Errorf("flow: covariance is too ill-conditioned to whiten: %v", err)
 		}
+		// x - μ = S L z with S = diag(scale): unwhite = S L, white = L⁻¹ S⁻¹.
+		wt.unwhite = make([]float64, d*d)
 		wt.white = make([]float64, d*d)
 		for i := 0; i < d; i++ {
 			for j := 0; j <= i; j++ {
-				wt.white[i*d+j] = inv.At(i, j)
+				wt.unwhite[i*d+j] = scale[i] * lt.At(i, j)
+				wt.white[i*d+j] = inv.At(i, j) / scale[j]
 			}
 		}
 	case WhitenPCA:
@@ -165,12 +182,12 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 		wt.white = make([]float64, d*d)
 		wt.unwhite = make([]float64, d*d)
 		for c := 0; c < d; c++ {
-			// Largest variance first; z_c = v_cᵀ(x-μ)/sqrt(λ_c).
+			// Largest variance first; z_c = v_cᵀ S⁻¹(x-μ)/sqrt(λ_c).
 			e := d - 1 - c
 			sq := math.Sqrt(vals[e])
 			for j := 0; j < d; j++ {
-				wt.white[c*d+j] = vec.At(j, e) / sq
-				wt.unwhite[j*d+c] = vec.At(j, e) * sq
+				wt.white[c*d+j] = vec.At(j, e) / sq / scale[j]
+				wt.unwhite[j*d+c] = scale[j] * vec.At(j, e) * sq
 			}
 		}
 	default:

@@ -1,0 +1,102 @@
+// Package flow fits a normalizing flow to samples: a density q that can be
+// evaluated (LogProb), sampled (Sample) and inverted (Forward, Inverse)
+// exactly. It is the proposal density of Gaussianized bridge sampling
+// (Jia & Seljak 2019) but depends on nothing else of the project and can
+// be used alone.
+//
+// # Model
+//
+// A flow is a bijection x ↦ z built from, in order,
+//
+//   - an optional box-bounds layer, coordinate-wise: an inverse softplus
+//     at each finite bound (a softened logit when both are), identity
+//     otherwise, so that q is zero outside the box and positive inside it;
+//     its scale makes it logarithmic for data crowding a bound and the
+//     identity for data far from it (a plain logit bends a posterior that
+//     sits inside a wide prior box: on the 32-d banana in its box the KL
+//     divergence of the flow grows from 5.5 to 7.2 nats);
+//   - whitening: subtract the mean, multiply by the inverse Cholesky
+//     factor of the covariance (default) or project on principal axes;
+//   - a few Gaussianizing layers x ↦ x - A Aᵀx + A ψ(Aᵀx), each with an
+//     orthonormal d×K frame A and K monotone 1-D maps ψ_k.
+//
+// and q(x) = φ(z) |det ∂z/∂x|, with φ the standard normal density in d
+// dimensions, is normalized by construction (the package's tests
+// integrate it on grids and by importance sampling).
+//
+// # Fitting a layer (sliced iterative Gaussianization)
+//
+// Directions. The frame maximizes the sliced Wasserstein distance between
+// the projected training points and N(0, 1) over the Stiefel manifold,
+// by Riemannian gradient ascent along the Cayley curve (Wen & Yin 2013)
+// with Barzilai-Borwein steps and a non-monotone line search. K = d
+// directions per layer (for d <= 128), so a layer acts on every direction
+// at once. The first layer starts from a random frame and climbs on 1024
+// points, then every layer refines on about 16d² points (at most 2¹⁸/d,
+// or all of them) for eight steps; later layers start from the previous
+// layer's frame.
+// Projections are computed in single precision and ranked by a radix sort:
+// these evaluations are most of the cost of a fit.
+//
+// Maps. Along each direction, knots sit at sample quantiles (about √n
+// interior knots, 50 to 200, refined geometrically towards a few points
+// from each end); the target at a knot is Φ⁻¹(F(x)), F a kernel estimate
+// of the distribution function (Epanechnikov kernel, Scott's bandwidth or
+// a third of it, whichever predicts held-out points better: Scott's rule
+// oversmooths bimodal marginals such as the Cauchy mixture's). A monotone
+// rational-quadratic spline (Gregory & Delbourgo; Durkan et al. 2019)
+// interpolates the knots with Fritsch-Butland derivatives. Beyond the
+// outermost knots the map is linear, with the slope that maximizes the
+// likelihood of the points there under a Gaussian tail, but never steeper
+// than the outermost bin: q's tails are then at least as heavy as the
+// data suggest, and log q is finite everywhere inside the support. Each
+// layer moves 90% of the way from the identity to these maps (damping).
+// A direction whose map does not raise the held-out likelihood is left
+// alone (identity), so layers do not fit noise.
+//
+// With K = d, evaluation keeps points in the frame of the current layer,
+// so that a layer costs one d×d product (the rotation between consecutive
+// frames) and d spline evaluations per point.
+//
+// Stopping. A fifth of the (distinct) points is held out. Layers are
+// added while the held-out mean log-likelihood improves by more than two
+// standard errors of the paired per-point differences, up to MaxLayers
+// (10); the best prefix is kept.
+//
+// # Why these choices (measured)
+//
+// DESIGN.md allows whitening plus a random (or ICA) rotation per layer as
+// a simpler alternative to the sliced-Wasserstein search. On exact draws
+// of the reference targets (10⁴ training points), random rotations are
+// hopeless beyond a few dimensions: after 30 layers the held-out KL
+// divergence KL(p‖q) is 34 nats on the 32-d banana and 30 nats on the 48-d
+// Cauchy mixture (a fitted Gaussian: 37 and 32), and bridge sampling with
+// such a q has errors of 1.1 and 0.5 in ln Z; with the search, 5 to 10
+// layers reach 5.5 and 1.8 nats. Other measured choices: starting each
+// layer from the previous frame instead of a random one (banana KL 10 → 7
+// nats), refining on all points rather than 2048 (7 → 5.5), choosing the
+// bandwidth per direction (Cauchy KL 2.7 → 1.8); weighted or L1 variants
+// of the distance, an m-spacing entropy objective, damping 0.75 or 1,
+// more knots, more search steps or more layers were no better.
+//
+// With the defaults, bridge sampling between 10⁴ exact posterior draws and
+// 10⁴ draws of a flow fitted on another 10⁴ gives an estimated error of
+// ln Z of 0.019 (funnel, d = 16), 0.037 (banana, d = 32) and 0.014
+// (Cauchy mixture, d = 48), with or without the prior boxes as bounds,
+// and actual errors of the same size over repeated runs (TestMeasure in
+// the tests reproduces this). A fit takes about 0.2 s (d = 16, n = 10⁴)
+// and 1.1 s (d = 64, n = 1.6·10⁴) on two cores, and log q is evaluated at
+// about 8·10⁴ points per second for d = 64; see the benchmarks.
+//
+// # Practicalities
+//
+// All randomness comes from Settings.Seed through per-purpose streams and
+// all parallel work is split into fixed chunks whose results are combined
+// in a fixed order, so a seed gives a bitwise identical flow for any
+// number of threads. Fit returns errors, never panics, for data it cannot
+// fit (NaN, constant or collinear columns, points outside the bounds, bad
+// weights, fewer than 2d distinct points) and reports fallbacks (merged
+// duplicate points, whitening only for small samples) in Warnings. The
+// binary format is versioned and checksummed; a decoded flow evaluates
+// bitwise like the original.
+package flow

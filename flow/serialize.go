@@ -1,0 +1,346 @@
+package flow
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// Binary format, little-endian, version 1:
+//
+//	magic     "GBSFLOW\x00"
+//	version   uint32 (1)
+//	d         uint32
+//	bounded   uint8; if 1, per coordinate: kind uint8, lower, upper,
+//	          lower scale, upper scale float64
+//	whitening mean [d], white [d·d], unwhite [d·d] float64
+//	layers    uint32; per layer: k uint32, frame [d·k] float64,
+//	          active [k] uint8, then per active direction a spline:
+//	          n uint32, x [n], y [n], derivative [n] float64
+//	warnings  uint32; per warning: length uint32, UTF-8 bytes
+//	checksum  uint32, CRC-32 (IEEE) of everything before it
+//
+// Only fitted parameters are stored, as exact float64 bits; everything
+// derived from them is recomputed by the same code as after Fit, so a
+// flow evaluates bitwise identically after a round trip. Readers reject
+// other versions, a wrong checksum and any parameter that could not have
+// come from Fit.
+
+const (
+	formatMagic   = "GBSFLOW\x00"
+	formatVersion = 1
+	maxFormatDim  = 1 << 14
+)
+
+// MarshalBinary encodes the flow (encoding.BinaryMarshaler).
+func (f *Flow) MarshalBinary() ([]byte, error) {
+	if f == nil || f.wt == nil || f.d < 1 {
+		return nil, errors.New("flow: MarshalBinary of a flow that was not fitted")
+	}
+	d := f.d
+	var w writer
+	w.b = append(w.b, formatMagic...)
+	w.u32(formatVersion)
+	w.u32(uint32(d))
+	if f.bounds == nil {
+		w.u8(0)
+	} else {
+		w.u8(1)
+		for j := 0; j < d; j++ {
+			w.u8(uint8(f.bounds.kind[j]))
+			w.f64(f.bounds.lo[j])
+			w.f64(f.bounds.hi[j])
+			w.f64(f.bounds.sLo[j])
+			w.f64(f.bounds.sHi[j])
+		}
+	}
+	w.f64s(f.wt.mean)
+	w.f64s(f.wt.white)
+	w.f64s(f.wt.unwhite)
+	w.u32(uint32(len(f.layers)))
+	for _, l := range f.layers {
+		w.u32(uint32(l.k))
+		w.f64s(l.a)
+		for _, on := range l.active {
+			if on {
+				w.u8(1)
+			} else {
+				w.u8(0)
+			}
+		}
+		for _, sp := range l.psi {
+			w.u32(uint32(len(sp.x)))
+			w.f64s(sp.x)
+			w.f64s(sp.y)
+			w.f64s(sp.d)
+		}
+	}
+	w.u32(uint32(len(f.warnings)))
+	for _, s := range f.warnings {
+		w.u32(uint32(len(s)))
+		w.b = append(w.b, s...)
+	}
+	w.u32(crc32.ChecksumIEEE(w.b))
+	return w.b, nil
+}
+
+// UnmarshalBinary decodes a flow written by MarshalBinary
+// (encoding.BinaryUnmarshaler). On error f is left unchanged.
+func (f *Flow) UnmarshalBinary(data []byte) error {
+	g, err := decode(data)
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
+
+func decode(data []byte) (*Flow, error) {
+	if len(data) < len(formatMagic)+8 || string(data[:len(formatMagic)]) != formatMagic {
+		return nil, errors.New("flow: not a serialized flow (bad magic)")
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, errors.New("flow: serialized flow is corrupt (checksum mismatch)")
+	}
+	r := reader{b: body[len(formatMagic):]}
+	if v := r.u32(); r.err == nil && v != formatVersion {
+		return nil, fmt.Errorf("flow: serialized flow has format version %d, this package reads version %d", v, formatVersion)
+	}
+	d := int(r.u32())
+	if r.err == nil && (d < 1 || d > maxFormatDim) {
+		return nil, fmt.Errorf("flow: serialized flow has dimension %d", d)
+	}
+	f := &Flow{d: d}
+	if r.u8() == 1 {
+		b := &bounds{kind: make([]boundKind, d), lo: make([]float64, d), hi: make([]float64, d),
+			sLo: make([]float64, d), sHi: make([]float64, d)}
+		for j := 0; j < d && r.err == nil; j++ {
+			b.kind[j] = boundKind(r.u8())
+			b.lo[j], b.hi[j], b.sLo[j], b.sHi[j] = r.f64(), r.f64(), r.f64(), r.f64()
+			if !b.valid(j) {
+				r.fail("invalid bounds of coordinate %d", j)
+			}
+		}
+		f.bounds = b
+	}
+	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}
+	nl := int(r.u32())
+	if r.err == nil && nl > r.left()/(8*d) {
+		r.fail("layer count %d exceeds the data", nl)
+	}
+	for li := 0; li < nl && r.err == nil; li++ {
+		k := int(r.u32())
+		if r.err == nil && (k < 1 || k > d) {
+			r.fail("layer %d has %d directions", li, k)
+			break
+		}
+		l := layer{k: k, a: r.f64s(d * k), active: make([]bool, k)}
+		na := 0
+		for c := 0; c < k; c++ {
+			switch r.u8() {
+			case 0:
+			case 1:
+				l.active[c] = true
+				na++
+			default:
+				r.fail("layer %d: bad activity flag", li)
+			}
+		}
+		for c := 0; c < na && r.err == nil; c++ {
+			n := int(r.u32())
+			if r.err == nil && (n < 2 || n > r.left()/24) {
+				r.fail("layer %d: spline with %d knots", li, n)
+				break
+			}
+			sp := spline{x: r.f64s(n), y: r.f64s(n), d: r.f64s(n)}
+			if r.err == nil {
+				if err := sp.init(); err != nil {
+					r.fail("layer %d: %v", li, err)
+				}
+			}
+			l.psi = append(l.psi, sp)
+		}
+		if r.err == nil && !orthonormal(l.a, d, k) {
+			r.fail("layer %d: frame is not orthonormal", li)
+		}
+		f.layers = append(f.layers, l)
+	}
+	nw := int(r.u32())
+	if r.err == nil && nw > r.left()/4 {
+		r.fail("warning count %d exceeds the data", nw)
+	}
+	for i := 0; i < nw && r.err == nil; i++ {
+		n := int(r.u32())
+		f.warnings = append(f.warnings, string(r.bytes(n)))
+	}
+	if r.err == nil && r.left() != 0 {
+		r.fail("%d trailing bytes", r.left())
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	for _, v := range [][]float64{f.wt.mean, f.wt.white, f.wt.unwhite} {
+		for _, x := range v {
+			if !isFinite(x) {
+				return nil, errors.New("flow: serialized flow has a non-finite whitening parameter")
+			}
+		}
+	}
+	f.wt.init(d)
+	if !isFinite(f.wt.logDet) || !inverses(f.wt.white, f.wt.unwhite, d) {
+		return nil, errors.New("flow: serialized flow has an invalid whitening map")
+	}
+	f.init()
+	return f, nil
+}
+
+// valid reports whether coordinate j's bounds could have come from Fit.
+func (b *bounds) valid(j int) bool {
+	lo, hi := b.lo[j], b.hi[j]
+	for _, s := range []float64{b.sLo[j], b.sHi[j]} {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return false
+		}
+	}
+	switch b.kind[j] {
+	case boundNone:
+		return math.IsInf(lo, -1) && math.IsInf(hi, 1)
+	case boundBoth:
+		return isFinite(lo) && isFinite(hi) && lo < hi && isFinite(hi-lo)
+	case boundLower:
+		return isFinite(lo) && math.IsInf(hi, 1)
+	case boundUpper:
+		return math.IsInf(lo, -1) && isFinite(hi)
+	}
+	return false
+}
+
+// inverses reports whether the d×d matrices a and b are inverses of each
+// other to a tolerance relative to their sizes.
+func inverses(a, b []float64, d int) bool {
+	p := make([]float64, d*d)
+	mulRows(p, a, d, d, b, d)
+	var na, nb float64
+	for i := range a {
+		na = max(na, math.Abs(a[i]))
+		nb = max(nb, math.Abs(b[i]))
+	}
+	tol := 1e-9 * max(1, na*nb*float64(d))
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if !(math.Abs(p[i*d+j]-want) <= tol) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// orthonormal reports whether the d×k frame a has orthonormal columns to
+// a tolerance far below anything that would make Inverse(Forward(x))
+// drift.
+func orthonormal(a []float64, d, k int) bool {
+	for c := 0; c < k; c++ {
+		for e := 0; e <= c; e++ {
+			var s float64
+			for i := 0; i < d; i++ {
+				s += a[i*k+c] * a[i*k+e]
+			}
+			want := 0.0
+			if c == e {
+				want = 1
+			}
+			if !(math.Abs(s-want) < 1e-10) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type writer struct{ b []byte }
+
+func (w *writer) u8(v uint8)   { w.b = append(w.b, v) }
+func (w *writer) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *writer) f64(v float64) {
+	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(v))
+}
+func (w *writer) f64s(v []float64) {
+	for _, x := range v {
+		w.f64(x)
+	}
+}
+
+// reader decodes with sticky errors: after the first failure every read
+// returns zero values, so decoding code checks once per block.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) left() int { return len(r.b) }
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("flow: serialized flow is invalid: "+format, args...)
+	}
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b) {
+		r.fail("truncated")
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) u8() uint8 {
+	if v := r.take(1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if v := r.take(4); v != nil {
+		return binary.LittleEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (r *reader) f64() float64 {
+	if v := r.take(8); v != nil {
+		return math.Float64frombits(binary.LittleEndian.Uint64(v))
+	}
+	return 0
+}
+
+func (r *reader) f64s(n int) []float64 {
+	if r.err == nil && (n < 0 || n > len(r.b)/8) {
+		r.fail("truncated")
+	}
+	if r.err != nil {
+		return nil
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = r.f64()
+	}
+	return out
+}
+
+func (r *reader) bytes(n int) []byte {
+	return r.take(n)
+}
