@@ -63,8 +63,10 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 
 	pts, w, dup := distinctPoints(x, n, d, weights)
 	nd := len(pts) / d
-	if dup > 0 {
-		f.warnings = append(f.warnings, fmt.Sprintf("merged %d exact duplicate points: %d distinct points remain, each weighted by its multiplicity", dup, nd))
+	// MCMC chains repeat points where a proposal was rejected, so a few
+	// duplicates are normal; most points being repeats is not.
+	if 2*dup > n {
+		f.warnings = append(f.warnings, fmt.Sprintf("%d of %d points are exact duplicates (a stuck chain?): %d distinct points remain, each weighted by its multiplicity", dup, n, nd))
 	}
 	if err := checkConstant(pts, nd, d); err != nil {
 		return nil, err

@@ -192,5 +192,5 @@ func runAnnealing(ctx context.Context, p *problems.Problem, cfg *config, draws *
 	}
 }
 
-// lightLayers caps GBSL's flow at half of the flow's default layer cap (12).
-const lightLayers = 6
+// lightLayers caps GBSL's flow at about half of the flow's default layer cap (10).
+const lightLayers = 5
