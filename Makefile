@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go demo bench venv clean
+.PHONY: all build lib install test test-go test-python demo bench venv clean
 
 all: build lib
 
@@ -34,11 +34,14 @@ $(VENV)/.stamp: python/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r python/requirements-dev.txt
 	touch $@
 
-test: test-go
+test: test-go test-python
 
 test-go:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+test-python: lib venv
+	$(VPY) -m pytest -q tests/python
 
 demo:
 	$(GO) run ./cmd/gbs-demo -problem funnel

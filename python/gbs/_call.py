@@ -22,6 +22,9 @@ class CallbackBox:
         self.batch_fn = batch_fn
         self.exc = None
         self.calls = 0
+        # Set on Ctrl-C: per-point loops stop at the next point instead of
+        # finishing a batch that may take minutes.
+        self.stop = threading.Event()
 
     def __call__(self, x_ptr, n, d, out_ptr, _user):
         try:
@@ -48,33 +51,40 @@ def run(fn, boxes=(), token=None):
     it; it then cancels the Go call through token and waits for it to end.
     """
     outcome = {}
+    done = threading.Event()
 
     def target():
         try:
             outcome["value"] = fn()
         except BaseException as exc:
             outcome["exc"] = exc
+        finally:
+            done.set()
 
     worker = threading.Thread(target=target, name="gbs-call", daemon=True)
     worker.start()
     interrupted = None
-    while worker.is_alive():
+    # An Event, not Thread.join: a join interrupted by KeyboardInterrupt can
+    # leave the thread looking finished while it still runs.
+    while not done.is_set():
         try:
-            worker.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt as exc:
             interrupted = exc
+            for box in boxes:
+                box.stop.set()
             if token is not None:
                 token.cancel()
     if "exc" in outcome:
         raise outcome["exc"]
     status, err = outcome["value"]
+    if interrupted is not None and status in (ERR_CANCELED, ERR_CALLBACK, 0):
+        ctypes_free(err)
+        raise interrupted
     for box in boxes:
         if box.exc is not None and status == ERR_CALLBACK:
             ctypes_free(err)
             raise box.exc
-    if interrupted is not None and status in (ERR_CANCELED, 0):
-        ctypes_free(err)
-        raise interrupted
     check(status, err)
 
 

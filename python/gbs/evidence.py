@@ -76,8 +76,8 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False,
     kwargs = {} if kwargs is None else dict(kwargs)
     x, lp, ncall = _draws(samples, log_prob_samples, chain_axis, discard, ncall)
     nc, nd, d = x.shape
-    batch = _batch_function(log_prob, vectorize, args, kwargs, pool, d)
-    box = CallbackBox(batch)
+    box = CallbackBox(None)
+    box.batch_fn = _batch_function(log_prob, vectorize, args, kwargs, pool, d, box.stop)
     cb = _lib.LOG_DENSITY_FN(box)
 
     opt = _lib.EvidenceOptions()
@@ -186,13 +186,16 @@ def _bounds(bounds, d):
     return _as_c(lower), _as_c(upper)
 
 
-def _batch_function(log_prob, vectorize, args, kwargs, pool, d):
+def _batch_function(log_prob, vectorize, args, kwargs, pool, d, stop):
     """Return f(x: (n, d) array) -> (n,) array that calls log_prob as the
-    user declared it, serially or through pool."""
+    user declared it, serially or through pool; serial loops end early with
+    KeyboardInterrupt once stop is set."""
     if not callable(log_prob):
         raise TypeError("log_prob must be callable")
 
     def one(x):
+        if stop.is_set():
+            raise KeyboardInterrupt
         return float(log_prob(x, *args, **kwargs))
 
     def many(x):
