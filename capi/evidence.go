@@ -1,0 +1,169 @@
+package main
+
+/*
+#include "gbs.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gbs-evidence/gbs/gbs"
+)
+
+// methodCodes lists the GBS_METHOD_* codes in the order of gbs.Method.
+var methodCodes = [...]C.int32_t{
+	gbs.Bridge: C.GBS_METHOD_BRIDGE,
+	gbs.IS:     C.GBS_METHOD_IS,
+	gbs.HM:     C.GBS_METHOD_HM,
+	gbs.Warp3:  C.GBS_METHOD_WARP3,
+}
+
+func methodFromC(code C.int32_t) (gbs.Method, error) {
+	for m, c := range methodCodes {
+		if c == code {
+			return gbs.Method(m), nil
+		}
+	}
+	return 0, argError("gbs_evidence_options.method = %d is not a GBS_METHOD_* value", int32(code))
+}
+
+// evidenceSettings converts the evidence options for samples of dimension d.
+func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
+	const name = "gbs_evidence_options"
+	m, err := methodFromC(o.method)
+	if err != nil {
+		return gbs.Settings{}, err
+	}
+	switch {
+	case o.n_q < 0:
+		return gbs.Settings{}, argError("%s.n_q = %d is negative", name, int64(o.n_q))
+	case o.batch_size < 0:
+		return gbs.Settings{}, argError("%s.batch_size = %d is negative", name, int64(o.batch_size))
+	case o.ncall < 0:
+		return gbs.Settings{}, argError("%s.ncall = %d is negative", name, int64(o.ncall))
+	}
+	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
+	if err != nil {
+		return gbs.Settings{}, err
+	}
+	return gbs.Settings{
+		Method:     m,
+		NQ:         int(o.n_q),
+		Seed:       uint64(o.seed),
+		FErr:       float64(o.f_err),
+		FEva:       float64(o.f_eva),
+		Lower:      lo,
+		Upper:      hi,
+		BatchSize:  int(o.batch_size),
+		Concurrent: flag(o.concurrent),
+		Log:        logger(o.verbose),
+	}, nil
+}
+
+// traceBuffer views the caller's trace buffer.
+func traceBuffer(trace *C.gbs_trace_point, capacity C.int64_t) ([]C.gbs_trace_point, error) {
+	switch {
+	case capacity < 0:
+		return nil, argError("trace_cap = %d is negative", int64(capacity))
+	case capacity > 0 && trace == nil:
+		return nil, argError("trace is NULL but trace_cap = %d", int64(capacity))
+	case capacity == 0:
+		return nil, nil
+	}
+	return unsafe.Slice(trace, int(capacity)), nil
+}
+
+// writeResult fills out (whose size was checked) and the trace buffer.
+func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
+	for i, p := range r.Trace {
+		if i == len(trace) {
+			break
+		}
+		trace[i] = C.gbs_trace_point{n_q: C.int64_t(p.NQ), logz: C.double(p.LogZ), logzerr: C.double(p.LogZErr)}
+	}
+	*out = C.gbs_result{
+		size:       out.size,
+		logz:       C.double(r.LogZ),
+		logzerr:    C.double(r.LogZErr),
+		n_p:        C.int64_t(r.NP),
+		n_q:        C.int64_t(r.NQ),
+		ncall:      C.int64_t(r.NCall),
+		tau:        C.double(r.Tau),
+		re2_p:      C.double(r.RE2P),
+		re2_q:      C.double(r.RE2Q),
+		method:     methodCodes[r.Method],
+		n_trace:    C.int64_t(len(r.Trace)),
+		n_warnings: C.int64_t(len(r.Warnings)),
+		warnings:   newWarnings(r.Warnings),
+	}
+}
+
+// startResult checks the caller's result struct and zeroes it, so that it
+// is zero (warnings NULL) if the call fails.
+func startResult(result *C.gbs_result) error {
+	if err := checkOut(result, "gbs_result"); err != nil {
+		return err
+	}
+	*result = C.gbs_result{size: result.size}
+	return nil
+}
+
+//export gbs_evidence
+func gbs_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.double,
+	nChains, nDraws, d C.int64_t, logpSamples *C.double, opt *C.gbs_evidence_options,
+	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_evidence", errOut, func() error {
+		if err := startResult(result); err != nil {
+			return err
+		}
+		if logp == nil {
+			return argError("logp (the log-density callback) is NULL")
+		}
+		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+		if err != nil {
+			return err
+		}
+		x, err := doubles(samples, n, "samples")
+		if err != nil {
+			return err
+		}
+		lp, err := optionalDoubles(logpSamples, n/int(d), "logp_samples")
+		if err != nil {
+			return err
+		}
+		o, err := readOptions(opt, "gbs_evidence_options")
+		if err != nil {
+			return err
+		}
+		set, err := evidenceSettings(&o, int(d))
+		if err != nil {
+			return err
+		}
+		tr, err := traceBuffer(trace, traceCap)
+		if err != nil {
+			return err
+		}
+		ctx, cancel, err := callContext(o.cancel)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		s := &gbs.Samples{
+			Dim:         int(d),
+			Chains:      splitRows(x, int(nChains)),
+			Independent: flag(o.independent),
+			NCall:       int64(o.ncall),
+		}
+		if lp != nil {
+			s.LogP = splitRows(lp, int(nChains))
+		}
+		r, err := gbs.Evidence(ctx, batchDensity(logp, u, int(d)), s, &set)
+		if err != nil {
+			return err
+		}
+		writeResult(result, r, tr)
+		return nil
+	})
+}

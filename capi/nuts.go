@@ -1,0 +1,232 @@
+package main
+
+/*
+#include "gbs.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/nuts"
+)
+
+// metricCodes lists the GBS_METRIC_* codes in the order of nuts.Metric.
+var metricCodes = [...]C.int32_t{
+	nuts.DiagMetric:  C.GBS_METRIC_DIAG,
+	nuts.DenseMetric: C.GBS_METRIC_DENSE,
+	nuts.UnitMetric:  C.GBS_METRIC_UNIT,
+}
+
+// nutsSettings converts the NUTS options for the given shape.
+func nutsSettings(o *C.gbs_nuts_options, d, chains, draws int) (nuts.Settings, error) {
+	const name = "gbs_nuts_options"
+	metric := -1
+	for m, c := range metricCodes {
+		if c == o.metric {
+			metric = m
+		}
+	}
+	if metric < 0 {
+		return nuts.Settings{}, argError("%s.metric = %d is not a GBS_METRIC_* value", name, int32(o.metric))
+	}
+	init, err := optionalDoubles(o.init, chains*d, name+".init")
+	if err != nil {
+		return nuts.Settings{}, err
+	}
+	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
+	if err != nil {
+		return nuts.Settings{}, err
+	}
+	s := nuts.Settings{
+		Chains:       chains,
+		Warmup:       int(o.warmup),
+		Draws:        draws,
+		MaxDepth:     int(o.max_depth),
+		TargetAccept: float64(o.target_accept),
+		Metric:       nuts.Metric(metric),
+		StepSize:     float64(o.step_size),
+		Lower:        lo,
+		Upper:        hi,
+		Seed:         uint64(o.seed),
+		Threads:      1,
+	}
+	if init != nil {
+		s.Init = splitRows(clone(init), chains)
+	}
+	if flag(o.concurrent) {
+		s.Threads = 0
+	}
+	return s, nil
+}
+
+// outArray views the caller's array of n output structs of type T, each
+// starting with its size_t size; the stride is the first element's size,
+// so that structs from a newer header work too. A nil p gives nil.
+func outArray[T any](p *T, n int, name string) ([]*T, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if err := checkOut(p, name); err != nil {
+		return nil, err
+	}
+	stride := uintptr(*(*C.size_t)(unsafe.Pointer(p)))
+	out := make([]*T, n)
+	for i := range out {
+		e := unsafe.Add(unsafe.Pointer(p), uintptr(i)*stride)
+		if s := uintptr(*(*C.size_t)(e)); s != stride {
+			return nil, argError("%s[%d].size = %d differs from %s[0].size = %d", name, i, s, name, stride)
+		}
+		out[i] = (*T)(e)
+	}
+	return out, nil
+}
+
+// nutsOutputs are the caller's optional output buffers of a NUTS run.
+type nutsOutputs struct {
+	draws, logp []float64
+	stats       []*C.gbs_nuts_chain_stats
+}
+
+func newNutsOutputs(draws, logp *C.double, stats *C.gbs_nuts_chain_stats, chains, n, d int) (*nutsOutputs, error) {
+	var o nutsOutputs
+	var err error
+	if o.draws, err = optionalDoubles(draws, n*d, "draws"); err != nil {
+		return nil, err
+	}
+	if o.logp, err = optionalDoubles(logp, n, "logp"); err != nil {
+		return nil, err
+	}
+	if o.stats, err = outArray(stats, chains, "gbs_nuts_chain_stats"); err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// write copies the sampler's result into the buffers that were given.
+func (o *nutsOutputs) write(r *nuts.Result) {
+	if o.draws != nil {
+		off := 0
+		for _, ch := range r.Draws {
+			off += copy(o.draws[off:], ch)
+		}
+	}
+	if o.logp != nil {
+		off := 0
+		for _, lp := range r.LogP {
+			off += copy(o.logp[off:], lp)
+		}
+	}
+	for c, p := range o.stats {
+		s := &r.Chains[c]
+		*p = C.gbs_nuts_chain_stats{
+			size:               p.size,
+			step_size:          C.double(s.StepSize),
+			mean_accept:        C.double(s.MeanAccept),
+			mean_tree_depth:    C.double(s.MeanTreeDepth),
+			divergences:        C.int64_t(s.Divergences),
+			warmup_divergences: C.int64_t(s.WarmupDivergences),
+			max_depth_hits:     C.int64_t(s.MaxDepthHits),
+			leapfrogs:          C.int64_t(s.Leapfrogs),
+			grad_calls:         C.int64_t(s.GradCalls),
+		}
+	}
+}
+
+//export gbs_nuts_sample
+func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_sample", errOut, func() error {
+		if f == nil {
+			return argError("f (the log-density-and-gradient callback) is NULL")
+		}
+		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+		if err != nil {
+			return err
+		}
+		if draws == nil {
+			return argError("draws is NULL")
+		}
+		out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
+		if err != nil {
+			return err
+		}
+		o, err := readOptions(opt, "gbs_nuts_options")
+		if err != nil {
+			return err
+		}
+		s, err := nutsSettings(&o, int(d), int(nChains), int(nDraws))
+		if err != nil {
+			return err
+		}
+		ctx, cancel, err := callContext(o.cancel)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		r, err := nuts.Sample(ctx, gradDensity(f, u), int(d), &s)
+		if err != nil {
+			return err
+		}
+		out.write(r)
+		return nil
+	})
+}
+
+//export gbs_nuts_evidence
+func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
+	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_evidence", errOut, func() error {
+		if err := startResult(result); err != nil {
+			return err
+		}
+		if f == nil {
+			return argError("f (the log-density-and-gradient callback) is NULL")
+		}
+		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+		if err != nil {
+			return err
+		}
+		out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
+		if err != nil {
+			return err
+		}
+		no, err := readOptions(nutsOpt, "gbs_nuts_options")
+		if err != nil {
+			return err
+		}
+		ns, err := nutsSettings(&no, int(d), int(nChains), int(nDraws))
+		if err != nil {
+			return err
+		}
+		eo, err := readOptions(evOpt, "gbs_evidence_options")
+		if err != nil {
+			return err
+		}
+		es, err := evidenceSettings(&eo, int(d))
+		if err != nil {
+			return err
+		}
+		tr, err := traceBuffer(trace, traceCap)
+		if err != nil {
+			return err
+		}
+		ctx, cancel, err := callContext(no.cancel, eo.cancel)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		r, err := gbs.Pipeline(ctx, gradDensity(f, u), int(d), &gbs.PipelineSettings{Sampler: ns, Evidence: es})
+		if err != nil {
+			return err
+		}
+		out.write(r.Sampling)
+		writeResult(result, r.Evidence, tr)
+		return nil
+	})
+}

@@ -1,0 +1,522 @@
+/*
+ * gbs.h -- C interface of libgbs: Bayesian evidence (ln Z) with Gaussianized
+ * bridge sampling, Gaussianizing normalizing flows and NUTS sampling.
+ *
+ * ABI version 1.  Link with `pkg-config --cflags --libs gbs`.
+ *
+ * Conventions (they hold for every function unless its comment says
+ * otherwise):
+ *
+ * Status.  Functions return an int status: GBS_OK (0) on success, one of
+ *   the GBS_ERR_* codes below on failure.  Nothing ever aborts the process:
+ *   bad arguments, failing callbacks and internal errors (a Go panic is
+ *   recovered inside the library) all come back as a status.
+ *
+ * Error messages.  The last parameter, `char **err`, may be NULL.  If it is
+ *   not, *err is set to NULL on success and, on failure, to a newly
+ *   allocated NUL-terminated UTF-8 message that the caller owns and must
+ *   release with gbs_free_error().
+ *
+ * Outputs.  Arrays are allocated by the caller with the sizes documented for
+ *   each function; the library writes into them and keeps no pointer to them
+ *   after the call returns.  On failure the content of output arrays is
+ *   unspecified.  The only memory the library allocates for the caller is
+ *   error messages (gbs_free_error) and warning lists (gbs_free_warnings).
+ *
+ * Arrays.  All arrays are dense and row-major (C order): a set of n points
+ *   of dimension d is an array of n*d doubles, point i at x[i*d .. i*d+d-1].
+ *   Sizes are int64_t and must not be negative.  Input arrays are only read,
+ *   and only during the call.
+ *
+ * Options structs.  Every options struct starts with `size_t size`, which
+ *   the caller sets to sizeof(the struct).  A zero value in any other field
+ *   means "default" (so `T o = {sizeof o};` or memset to zero then setting
+ *   size gives all defaults); a NULL options pointer also means all defaults.
+ *   A size smaller than the struct of ABI version 1 is an error
+ *   (GBS_ERR_ARGUMENT).  A larger size (a struct from a newer header) is
+ *   accepted when the bytes this library does not know are all zero.
+ *   Result structs (gbs_result, gbs_flow_info, gbs_nuts_chain_stats...)
+ *   also start with `size_t size`, set by the caller, checked the same way.
+ *
+ * Handles.  Long-lived objects (a fitted flow, a cancel token) are opaque
+ *   handles created by a *_new / *_fit / *_load function and released by the
+ *   matching *_free function.  A handle value is never reused: using a freed
+ *   handle gives GBS_ERR_HANDLE, not a crash.  Passing a value that was never
+ *   returned by the library also gives GBS_ERR_HANDLE.
+ *
+ * Callbacks.  Log densities are evaluated through user callbacks that receive
+ *   a `void *user` pointer, passed through untouched.  A callback returns 0 on
+ *   success; any other value aborts the library call, which then returns
+ *   GBS_ERR_CALLBACK with the message "log-density callback returned error
+ *   code N".  The buffers a callback receives are valid only until it
+ *   returns: copy what you need.  A callback may call other gbs_ functions.
+ *   It must not unwind through the library (no longjmp, no C++ exception
+ *   out of the callback).  Unless the call's options set `concurrent`, the
+ *   callback is never called from two threads at once, but it may be called
+ *   from a thread other than the caller's (one at a time, with the caller
+ *   blocked in the library).
+ *
+ * Threads.  All functions may be called from any thread, concurrently, on
+ *   different or the same handles (a fitted flow is immutable).  The library
+ *   runs a Go runtime with its own worker threads; gbs_set_threads() caps how
+ *   many run Go code at once.  One libgbs per process; after fork() only
+ *   exec is safe (use spawn / forkserver in Python multiprocessing).
+ *
+ * Cancellation.  Long calls take an optional gbs_cancel_token in their
+ *   options; gbs_cancel() from another thread makes the call return
+ *   GBS_ERR_CANCELED soon after (between two callback invocations: a callback
+ *   that is running is not interrupted).
+ */
+#ifndef GBS_H
+#define GBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* GBS_NO_PROTOTYPES is defined only while libgbs itself is compiled (cgo
+ * generates the functions' definitions with non-const parameters); user
+ * code never defines it. */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version of this header.  gbs_abi_version() returns the library's;
+ * they must be equal. */
+#define GBS_ABI_VERSION 1
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define GBS_OK 0
+/* An argument is invalid: a NULL pointer where an array is required, a
+ * negative or zero size, inconsistent sizes, a bad options size or value, or
+ * input data the library rejects (NaN samples, too few draws...). */
+#define GBS_ERR_ARGUMENT 1
+/* A user callback returned a non-zero code, or a log density callback wrote
+ * NaN or +Inf. */
+#define GBS_ERR_CALLBACK 2
+/* The call was cancelled through its gbs_cancel_token. */
+#define GBS_ERR_CANCELED 3
+/* A handle is NULL where one is required, was freed, or is not a handle of
+ * the expected kind. */
+#define GBS_ERR_HANDLE 4
+/* A caller buffer is too small; the needed size was written where the
+ * function says. */
+#define GBS_ERR_BUFFER_TOO_SMALL 5
+/* A file could not be read or written. */
+#define GBS_ERR_IO 6
+/* The computation failed for a reason given in the message (for example
+ * no overlap between the proposal and the target, a flow that cannot be fit
+ * to the data, a corrupt serialized flow). */
+#define GBS_ERR_FAILED 7
+/* An internal error (a bug in libgbs); the message says where.  The library
+ * remains usable. */
+#define GBS_ERR_INTERNAL 8
+
+/* ------------------------------------------------------------------------ */
+/* Version, errors, runtime                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Message sink: receives one NUL-terminated message (no trailing newline),
+ * valid only during the call.  Calls are serialized by the library (never
+ * two at once) but may come from any thread. */
+typedef void (*gbs_log_fn)(const char *msg, void *user);
+
+#ifndef GBS_NO_PROTOTYPES
+/* Returns the ABI version the library was built with (GBS_ABI_VERSION of its
+ * header).  Cannot fail. */
+int gbs_abi_version(void);
+
+/* Returns the library version as a static NUL-terminated string such as
+ * "0.1.0".  The string is owned by the library and never freed.  Cannot
+ * fail. */
+const char *gbs_version(void);
+
+/* Frees an error message returned through a `char **err` parameter.  NULL
+ * is a no-op; a pointer that is not an outstanding message of the library
+ * (already freed, or never allocated by it) is ignored.  Thread-safe. */
+void gbs_free_error(char *err);
+
+/* Frees a NULL-terminated array of warning strings returned by the library
+ * (gbs_result.warnings, gbs_flow_warnings), strings included.  NULL is a
+ * no-op; a pointer that is not an outstanding warning list of the library is
+ * ignored.  Thread-safe. */
+void gbs_free_warnings(char **warnings);
+
+/* Sets the number of threads that may run library code at once
+ * (Go's GOMAXPROCS) to n if n > 0; n == 0 only queries.  The previous value
+ * is written to *previous unless previous is NULL.  n < 0 is
+ * GBS_ERR_ARGUMENT.  The default is the number of CPUs available to the
+ * process.  Process-wide; results do not depend on it (reproducibility). */
+int gbs_set_threads(int32_t n, int32_t *previous, char **err);
+
+/* Routes the library's messages (progress reports of calls whose options set
+ * `verbose`) to fn, called with user.  fn == NULL restores the default:
+ * messages go to stderr.  Process-wide; takes effect for calls that start
+ * afterwards.  The Python package uses this to print into Jupyter. */
+int gbs_set_log_callback(gbs_log_fn fn, void *user, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Cancellation                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gbs_cancel_token gbs_cancel_token;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Creates a cancel token in *out (not cancelled).  Free it with
+ * gbs_cancel_token_free(). */
+int gbs_cancel_token_new(gbs_cancel_token **out, char **err);
+
+/* Cancels every running and future call whose options carry this token: they
+ * return GBS_ERR_CANCELED soon (within one callback invocation plus a few
+ * milliseconds; a flow fit inside the call is not interrupted).  Cancelling
+ * is permanent: make a new token for new calls.  Cancelling twice is fine.
+ * Callable from any thread, but it is not async-signal-safe: from a signal
+ * handler, set a flag and cancel from a normal thread. */
+int gbs_cancel(gbs_cancel_token *token, char **err);
+
+/* Writes 1 to *canceled if the token was cancelled, else 0. */
+int gbs_cancel_token_canceled(gbs_cancel_token *token, int32_t *canceled, char **err);
+
+/* Frees a token.  Calls running with it are not affected (they can no longer
+ * be cancelled).  NULL is a no-op (GBS_OK); a freed token is GBS_ERR_HANDLE. */
+int gbs_cancel_token_free(gbs_cancel_token *token, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Batch log density: evaluate log p, up to an additive constant, at the n
+ * points x (n*d doubles, row-major) and write the n values into logp.
+ * -INFINITY is valid (zero density, e.g. outside the prior); NaN and +Inf
+ * are errors (the call returns GBS_ERR_CALLBACK).  n >= 1.  x and logp are
+ * valid only during the call.  Return 0, or non-zero to abort. */
+typedef int (*gbs_log_density_fn)(const double *x, int64_t n, int64_t d,
+                                  double *logp, void *user);
+
+/* Log density and gradient at one point x (d doubles): write log p into
+ * *logp and its gradient into grad (d doubles).  -INFINITY, NaN or a
+ * non-finite gradient marks a point the sampler must not enter (a divergent
+ * transition, not an error).  x, logp and grad are valid only during the
+ * call.  Return 0, or non-zero to abort. */
+typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
+                                       double *logp, double *grad,
+                                       void *user);
+
+/* ------------------------------------------------------------------------ */
+/* Evidence                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Estimators (gbs_evidence_options.method). */
+#define GBS_METHOD_BRIDGE 0 /* Gaussianized bridge sampling (default) */
+#define GBS_METHOD_IS 1     /* importance sampling with the fitted flow */
+#define GBS_METHOD_HM 2     /* reciprocal importance sampling (harmonic mean) */
+#define GBS_METHOD_WARP3 3  /* warp-III bridge sampling, a Gaussian baseline */
+
+typedef struct gbs_evidence_options {
+  size_t size;         /* sizeof(gbs_evidence_options) */
+  int32_t method;      /* GBS_METHOD_*; default GBS_METHOD_BRIDGE */
+  int32_t independent; /* non-zero: the draws are independent (exact draws);
+                          the autocorrelation time is then 1 */
+  int32_t concurrent;  /* non-zero: the callback is thread-safe and may be
+                          called from several threads at once */
+  int32_t verbose;     /* non-zero: send progress messages to the log
+                          callback (gbs_set_log_callback) or stderr */
+  int64_t n_q;         /* number of proposal draws; 0: the adaptive rule
+                          (bridge) or the number of draws (IS) */
+  int64_t batch_size;  /* points per callback invocation; default 4096 */
+  int64_t ncall;       /* log-density evaluations the sampler spent on the
+                          draws, for the adaptive n_q rule; 0: unknown
+                          (10 per draw assumed) */
+  uint64_t seed;       /* seed of every random choice; same seed, same
+                          result, whatever the number of threads */
+  double f_err;        /* target share of the proposal in the squared error,
+                          in (0,1); default 0.1 */
+  double f_eva;        /* cap on the proposal's share of all log-density
+                          evaluations, in (0,1); default 0.1 */
+  const double *lower; /* NULL, or d lower bounds of the support of p
+                          (-INFINITY for none): the proposal then puts no
+                          mass outside the box; read during the call only */
+  const double *upper; /* NULL, or d upper bounds (+INFINITY for none) */
+  gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
+} gbs_evidence_options;
+
+/* ln Z estimated from the first n_q proposal draws. */
+typedef struct gbs_trace_point {
+  int64_t n_q;
+  double logz;
+  double logzerr;
+} gbs_trace_point;
+
+typedef struct gbs_result {
+  size_t size;      /* set by the caller: sizeof(gbs_result) */
+  double logz;      /* estimate of ln Z */
+  double logzerr;   /* its standard error, sqrt(re2_p + re2_q) */
+  int64_t n_p;      /* posterior draws used by the estimator */
+  int64_t n_q;      /* proposal draws */
+  int64_t ncall;    /* log-density evaluations made by this call */
+  double tau;       /* integrated autocorrelation time used (1 if
+                       independent) */
+  double re2_p;     /* posterior term of the squared relative error */
+  double re2_q;     /* proposal term of the squared relative error */
+  int32_t method;   /* GBS_METHOD_* used */
+  int32_t reserved; /* zero */
+  int64_t n_trace;  /* number of trace points the estimator produced (the
+                       last one is the final estimate); min(n_trace,
+                       trace_cap) were written to the trace buffer */
+  int64_t n_warnings; /* number of strings in warnings */
+  char **warnings;  /* NULL if there are none, else a NULL-terminated array
+                       of n_warnings messages (conditions that make the result
+                       less reliable, e.g. chains too short for tau), owned by
+                       the caller: free with gbs_free_warnings(warnings) */
+} gbs_result;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Estimates ln Z = ln  integral p(x) dx  of the unnormalized density
+ * evaluated by logp, from draws of p.
+ *
+ * logp, user:   the batch log density and its user pointer (see
+ *               gbs_log_density_fn); required.
+ * samples:      n_chains*n_draws*d doubles: chain c, draw t, coordinate k at
+ *               samples[(c*n_draws + t)*d + k].  Several chains are split
+ *               by chains (first half fits the proposal), one chain by
+ *               draws.  All values finite.
+ * n_chains, n_draws, d: all >= 1.
+ * logp_samples: NULL, or n_chains*n_draws values of log p at the samples
+ *               (same order), which are then not evaluated again; finite.
+ * opt:          NULL for defaults.
+ * result:       required, result->size set by the caller.  Filled on success;
+ *               on failure zeroed (warnings NULL) except size.  The caller
+ *               frees result->warnings with gbs_free_warnings().
+ * trace, trace_cap: optional caller buffer (NULL, 0 for none) receiving up to
+ *               trace_cap points of ln Z against n_q, in increasing n_q.
+ *
+ * Errors: GBS_ERR_ARGUMENT (shapes, NULLs, options, bad sample values),
+ * GBS_ERR_CALLBACK (callback failed or returned NaN/+Inf), GBS_ERR_CANCELED,
+ * GBS_ERR_FAILED (e.g. no overlap between proposal and target).
+ * Threading: blocks the calling thread; see opt->concurrent. */
+int gbs_evidence(gbs_log_density_fn logp, void *user, const double *samples,
+                 int64_t n_chains, int64_t n_draws, int64_t d,
+                 const double *logp_samples, const gbs_evidence_options *opt,
+                 gbs_result *result, gbs_trace_point *trace,
+                 int64_t trace_cap, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Flows                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gbs_flow gbs_flow;
+
+/* Linear map opening the flow (gbs_flow_options.whiten). */
+#define GBS_WHITEN_CHOLESKY 0 /* mean and Cholesky factor (default) */
+#define GBS_WHITEN_PCA 1      /* mean and principal axes */
+#define GBS_WHITEN_NONE 2     /* data used as they are */
+
+/* Direction choice per layer (gbs_flow_options.rotation). */
+#define GBS_ROTATION_MAX_SLICED 0 /* maximize the sliced Wasserstein
+                                     distance (default) */
+#define GBS_ROTATION_RANDOM 1     /* random orthonormal frame */
+
+typedef struct gbs_flow_options {
+  size_t size;        /* sizeof(gbs_flow_options) */
+  int32_t max_layers; /* cap when a held-out set chooses the number of
+                         layers; default 12 */
+  int32_t layers;     /* > 0: exactly this many layers, no held-out set */
+  int32_t directions; /* directions per layer; default min(d, 128) */
+  int32_t knots;      /* interior knots per 1-D spline, 0 (default:
+                         sqrt(n) in [50, 200]) or >= 4 */
+  int32_t whiten;     /* GBS_WHITEN_*; default Cholesky */
+  int32_t rotation;   /* GBS_ROTATION_*; default max-sliced */
+  int32_t threads;    /* threads for fitting and for using the flow;
+                         0: gbs_set_threads' value.  No effect on results */
+  int32_t reserved;   /* zero */
+  double damping;     /* in (0, 1]; default 0.9 */
+  double bandwidth;   /* factor on Scott's kernel bandwidth; default 1 */
+  double validation_fraction; /* held-out share in (0, 0.5]; default 0.2 */
+  uint64_t seed;      /* seed of every random choice of the fit */
+  const double *lower; /* NULL, or d lower bounds (-INFINITY for none); all
+                          points strictly inside; read during the call */
+  const double *upper; /* NULL, or d upper bounds (+INFINITY for none) */
+} gbs_flow_options;
+
+typedef struct gbs_flow_info {
+  size_t size;        /* set by the caller: sizeof(gbs_flow_info) */
+  int64_t dim;        /* dimension d */
+  int64_t layers;     /* Gaussianizing layers after whitening (0: the
+                         whitening Gaussian alone) */
+  int64_t n_warnings; /* fallbacks taken during the fit, see
+                         gbs_flow_warnings */
+} gbs_flow_info;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Fits a flow q to the n points x (n*d doubles) with optional weights (NULL,
+ * or n finite non-negative values, not all zero) and writes a new handle to
+ * *out, to be freed with gbs_flow_free().  Errors: GBS_ERR_ARGUMENT for bad
+ * shapes or data (NaN, constant column, fewer than 2d distinct points,
+ * points outside the bounds...).  Not cancellable. */
+int gbs_flow_fit(const double *x, int64_t n, int64_t d, const double *weights,
+                 const gbs_flow_options *opt, gbs_flow **out, char **err);
+
+/* Frees a flow.  NULL is a no-op (GBS_OK); a freed flow is GBS_ERR_HANDLE. */
+int gbs_flow_free(gbs_flow *flow, char **err);
+
+/* Writes the flow's dimension, layers and warning count into *info
+ * (info->size set by the caller). */
+int gbs_flow_get_info(const gbs_flow *flow, gbs_flow_info *info, char **err);
+
+/* Writes to *warnings a NULL-terminated array of the fit's warnings (NULL if
+ * there are none), to be freed with gbs_free_warnings(), and their number to
+ * *n (n may be NULL). */
+int gbs_flow_warnings(const gbs_flow *flow, char ***warnings, int64_t *n,
+                      char **err);
+
+/* Writes log q(x) at the n points x (n*d doubles, d = the flow's dimension)
+ * into logq (n doubles).  Points outside the bounds or with an infinite
+ * coordinate get -INFINITY, points with a NaN coordinate NaN.  n == 0 does
+ * nothing (x and logq may then be NULL). */
+int gbs_flow_log_prob(const gbs_flow *flow, const double *x, int64_t n,
+                      double *logq, char **err);
+
+/* Draws n points from q into x (n*d doubles) and, unless logq is NULL, their
+ * log q into logq (n doubles).  The draws depend only on the flow, n and
+ * seed.  n == 0 does nothing. */
+int gbs_flow_sample(const gbs_flow *flow, int64_t n, uint64_t seed, double *x,
+                    double *logq, char **err);
+
+/* Maps the n points x to the Gaussianized space z (n*d doubles) and writes
+ * log |det dz/dx| per point into logdet (n doubles). */
+int gbs_flow_forward(const gbs_flow *flow, const double *x, int64_t n,
+                     double *z, double *logdet, char **err);
+
+/* Inverse of gbs_flow_forward: maps the n points z to x and writes
+ * log |det dx/dz| per point into logdet. */
+int gbs_flow_inverse(const gbs_flow *flow, const double *z, int64_t n,
+                     double *x, double *logdet, char **err);
+
+/* Writes the flow to the file at path (UTF-8; created or truncated) in the
+ * library's binary format.  GBS_ERR_IO if the file cannot be written. */
+int gbs_flow_save(const gbs_flow *flow, const char *path, char **err);
+
+/* Reads a flow written by gbs_flow_save into a new handle *out.  GBS_ERR_IO
+ * if the file cannot be read, GBS_ERR_FAILED if it is not a valid flow. */
+int gbs_flow_load(const char *path, gbs_flow **out, char **err);
+
+/* Serializes the flow into the caller's buffer buf of cap bytes and writes
+ * the serialized length to *len (required).  With buf == NULL only *len is
+ * written (GBS_OK): call once to size the buffer, then again.  If cap is
+ * smaller than the length, returns GBS_ERR_BUFFER_TOO_SMALL with *len set.
+ * The bytes are the same as those gbs_flow_save writes. */
+int gbs_flow_to_buffer(const gbs_flow *flow, void *buf, int64_t cap,
+                       int64_t *len, char **err);
+
+/* Reads a flow from len bytes at buf (as written by gbs_flow_to_buffer or
+ * gbs_flow_save) into a new handle *out.  GBS_ERR_FAILED if invalid. */
+int gbs_flow_from_buffer(const void *buf, int64_t len, gbs_flow **out,
+                         char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* NUTS sampling and the NUTS + evidence pipeline                            */
+/* ------------------------------------------------------------------------ */
+
+/* Metric adapted during warmup (gbs_nuts_options.metric). */
+#define GBS_METRIC_DIAG 0  /* diagonal (default) */
+#define GBS_METRIC_DENSE 1 /* dense */
+#define GBS_METRIC_UNIT 2  /* identity, only the step size is adapted */
+
+typedef struct gbs_nuts_options {
+  size_t size;          /* sizeof(gbs_nuts_options) */
+  int64_t warmup;       /* adaptation iterations per chain; 0: 1000;
+                           negative: none (unit metric, step_size used) */
+  int32_t max_depth;    /* maximal tree depth, at most 30; default 10 */
+  int32_t metric;       /* GBS_METRIC_*; default diagonal */
+  int32_t concurrent;   /* non-zero: the callback is thread-safe and chains
+                           run in parallel threads (the draws are the same
+                           either way); zero: one chain after the other */
+  int32_t reserved;     /* zero */
+  double target_accept; /* in (0,1); default 0.8 */
+  double step_size;     /* initial step size; 0: found by a heuristic */
+  uint64_t seed;        /* seed; chain c uses its own stream from (seed, c) */
+  const double *init;   /* NULL, or n_chains*d starting points (log p finite
+                           there); read during the call */
+  const double *lower;  /* NULL, or d lower bounds (-INFINITY for none) of
+                           the box from which random starting points are
+                           drawn; the density itself must return -INFINITY
+                           outside its support */
+  const double *upper;  /* NULL, or d upper bounds (+INFINITY for none) */
+  gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
+} gbs_nuts_options;
+
+/* Per-chain statistics of a NUTS run. */
+typedef struct gbs_nuts_chain_stats {
+  size_t size;             /* set by the caller in every element:
+                              sizeof(gbs_nuts_chain_stats) */
+  double step_size;        /* adapted step size */
+  double mean_accept;      /* mean acceptance statistic of the kept draws */
+  double mean_tree_depth;  /* over the kept draws */
+  int64_t divergences;     /* divergent kept draws (any: results may be
+                              biased) */
+  int64_t warmup_divergences;
+  int64_t max_depth_hits;  /* kept transitions stopped by max_depth */
+  int64_t leapfrogs;       /* leapfrog steps over the kept draws */
+  int64_t grad_calls;      /* gradient evaluations, warmup included */
+} gbs_nuts_chain_stats;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Draws n_chains chains of n_draws kept draws each from the density whose
+ * log and gradient f evaluates, in d dimensions, with multinomial NUTS and
+ * Stan's warmup.
+ *
+ * draws:  required, n_chains*n_draws*d doubles, same layout as the samples of
+ *         gbs_evidence (ready to pass to it).
+ * logp:   NULL, or n_chains*n_draws doubles receiving log p at the draws.
+ * stats:  NULL, or an array of n_chains structs, each with size set.
+ * Errors: GBS_ERR_ARGUMENT, GBS_ERR_CALLBACK, GBS_ERR_CANCELED,
+ * GBS_ERR_FAILED (e.g. no starting point of finite density found). */
+int gbs_nuts_sample(gbs_log_density_grad_fn f, void *user, int64_t d,
+                    int64_t n_chains, int64_t n_draws,
+                    const gbs_nuts_options *opt, double *draws, double *logp,
+                    gbs_nuts_chain_stats *stats, char **err);
+
+/* The method's recipe when the gradient is available: NUTS draws, then
+ * ln Z from them.  Equivalent to gbs_nuts_sample followed by gbs_evidence
+ * with the draws, their log p and the sampler's gradient-call count, where
+ * the evidence stage evaluates log p through f (the gradient is computed
+ * and discarded), its seed defaults to the sampler's (when ev_opt->seed is
+ * 0) and its bounds to the sampler's (when both ev_opt bounds are NULL).
+ * If the nuts options set concurrent, so do the evidence options.
+ *
+ * nuts_opt, ev_opt: NULL for defaults (ev_opt->independent is ignored;
+ * ev_opt->ncall is replaced by the sampler's gradient calls; a cancel token
+ * in either cancels the whole call).  result, trace, trace_cap: as for
+ * gbs_evidence.  draws, logp, stats: optional (NULL) copies of the sampler's
+ * output, as for gbs_nuts_sample. */
+int gbs_nuts_evidence(gbs_log_density_grad_fn f, void *user, int64_t d,
+                      int64_t n_chains, int64_t n_draws,
+                      const gbs_nuts_options *nuts_opt,
+                      const gbs_evidence_options *ev_opt, gbs_result *result,
+                      gbs_trace_point *trace, int64_t trace_cap, double *draws,
+                      double *logp, gbs_nuts_chain_stats *stats, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Debugging                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#ifndef GBS_NO_PROTOTYPES
+/* Returns the number of objects the library has handed to the caller and
+ * that are not yet freed: error messages, warning lists, flows and cancel
+ * tokens.  For leak tests; thread-safe.  Cannot fail. */
+int64_t gbs_debug_live_allocations(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GBS_H */

