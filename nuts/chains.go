@@ -60,6 +60,10 @@ type Settings struct {
 	// starting points: the density itself must return -Inf outside its
 	// support.
 	Lower, Upper []float64
+	// Box selects how the box is used: BoxTransform (the default) samples
+	// in unconstrained coordinates, BoxStartOnly only draws starting
+	// points in it.
+	Box BoxMode
 
 	// Seed seeds the random streams. Chain c uses its own PCG stream
 	// derived from (Seed, c), so draws do not depend on Threads or on
@@ -190,6 +194,8 @@ func newConfig(d int, s *Settings) (*config, error) {
 		return nil, fmt.Errorf("nuts: StepSize = %v, want a finite value >= 0", c.StepSize)
 	case c.Metric < DiagMetric || c.Metric > UnitMetric:
 		return nil, fmt.Errorf("nuts: unknown metric %v", c.Metric)
+	case c.Box < BoxTransform || c.Box > BoxStartOnly:
+		return nil, fmt.Errorf("nuts: unknown box mode %d", int(c.Box))
 	}
 	if c.Chains == 0 {
 		c.Chains = 4
@@ -286,11 +292,38 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 		LogP:   make([][]float64, cfg.Chains),
 		Chains: make([]ChainStats, cfg.Chains),
 	}
+	fd := density(f)
+	var box *boxMap
+	if cfg.Box == BoxTransform && (cfg.Lower != nil || cfg.Upper != nil) {
+		box = newBoxMap(cfg.Lower, cfg.Upper, d)
+		fd = box.wrap(fd, d)
+		if cfg.Init != nil {
+			init := make([][]float64, len(cfg.Init))
+			for i, x := range cfg.Init {
+				init[i] = make([]float64, d)
+				if err := box.toU(init[i], x); err != nil {
+					return nil, fmt.Errorf("nuts: Init[%d]: %v", i, err)
+				}
+			}
+			cfg.Init = init
+		}
+		// Starting points then come from (-2, 2) in u, Stan's convention.
+		cfg.Lower, cfg.Upper = nil, nil
+	}
 	errs := forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
-		return runChain(done, c, density(f), d, cfg, res)
+		return runChain(done, c, fd, d, cfg, res)
 	})
 	if err := firstError(ctx, errs); err != nil {
 		return nil, err
+	}
+	if box != nil {
+		u := make([]float64, d)
+		for c, dr := range res.Draws {
+			for i := range res.LogP[c] {
+				copy(u, dr[i*d:(i+1)*d])
+				res.LogP[c][i] -= box.toX(dr[i*d:(i+1)*d], u)
+			}
+		}
 	}
 	for _, c := range res.Chains {
 		res.GradCalls += c.GradCalls
