@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go test-c test-python demo bench venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench venv clean
 
 all: build lib
 
@@ -41,7 +41,7 @@ $(VENV)/.stamp: python/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r python/requirements-dev.txt
 	touch $@
 
-test: test-go test-c test-python
+test: test-go test-c test-cgocheck test-python
 
 test-go:
 	$(GO) vet ./...
@@ -71,6 +71,17 @@ test-c:
 	  grep -qE "definitely lost: 0 bytes|no leaks are possible" $(BUILD)/ctest/valgrind.log || \
 	    { grep -B2 -A20 "definitely lost in" $(BUILD)/ctest/valgrind.log; exit 1; }; \
 	fi
+
+# The C tests again against a library built with cgocheck2, which checks
+# every pointer crossing the cgo boundary at run time.
+test-cgocheck: test-c
+	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $(BUILD)/cgocheck/libgbs.so ./capi
+	set -e; for t in test_evidence test_flow test_errors test_cancel; do \
+	  cc -std=c11 -O1 -DGBS_TEST_FLOW -Iinclude -o $(BUILD)/cgocheck/$$t tests/c/$$t.c \
+	    -L$(BUILD)/cgocheck -Wl,-rpath,$(abspath $(BUILD)/cgocheck) -lgbs -lm -lpthread; \
+	  echo "== $$t (cgocheck2)"; (cd $(BUILD)/cgocheck && ./$$t > $$t.log 2>&1) || { cat $(BUILD)/cgocheck/$$t.log; exit 1; }; \
+	  tail -n 1 $(BUILD)/cgocheck/$$t.log; \
+	done
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
