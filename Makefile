@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c venv clean
 
 all: build lib
 
@@ -71,6 +71,11 @@ test-c:
 	  grep -qE "definitely lost: 0 bytes|no leaks are possible" $(BUILD)/ctest/valgrind.log || \
 	    { grep -B2 -A20 "definitely lost in" $(BUILD)/ctest/valgrind.log; exit 1; }; \
 	fi
+
+bench-c: lib
+	mkdir -p $(BUILD)/ctest
+	cc -std=c11 -O2 -o $(BUILD)/ctest/bench_callback tests/c/bench_callback.c -Iinclude -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lgbs -lm -lpthread
+	$(BUILD)/ctest/bench_callback
 
 # The C tests again against a library built with cgocheck2, which checks
 # every pointer crossing the cgo boundary at run time.
