@@ -12,11 +12,19 @@ import (
 // of each stage.
 type PipelineSettings struct {
 	// Sampler configures NUTS. Its Seed is used when Evidence.Seed is zero.
+	// Its TargetAccept defaults to 0.95 here, not NUTS's 0.8: the evidence
+	// inherits any bias of the draws, and on the funnel the divergences
+	// at 0.8 bias ln Z by about -0.08 (two of its error bars), while 0.95
+	// removes that for 2.5 times the gradient calls.
 	Sampler nuts.Settings
 	// Evidence configures the evidence stage. Its bounds default to the
 	// sampler's.
 	Evidence Settings
 }
+
+// PipelineTargetAccept is the NUTS acceptance target Pipeline uses when
+// Sampler.TargetAccept is zero.
+const PipelineTargetAccept = 0.95
 
 // PipelineResult is the outcome of sampling followed by evidence.
 type PipelineResult struct {
@@ -37,6 +45,9 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	if s != nil {
 		cfg = *s
 	}
+	if cfg.Sampler.TargetAccept == 0 {
+		cfg.Sampler.TargetAccept = PipelineTargetAccept
+	}
 	draws, err := nuts.Sample(ctx, f, d, &cfg.Sampler)
 	if err != nil {
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
@@ -47,6 +58,9 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	res, err := Evidence(ctx, gradToBatch(f, d), samples, &ev)
 	if err != nil {
 		return nil, err
+	}
+	if n := draws.Divergences(); n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up: the draws, and so ln Z, may be biased; raise Sampler.TargetAccept", n))
 	}
 	return &PipelineResult{Evidence: res, Sampling: draws, GradCalls: draws.GradCalls, LogDensityCalls: res.NCall}, nil
 }

@@ -103,7 +103,8 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 
 func nutsSettings(p *problems.Problem, chains, iters int, warmupFrac float64, seed uint64) *nuts.Settings {
 	warm := int(math.Round(warmupFrac * float64(iters)))
-	return &nuts.Settings{Chains: chains, Warmup: warm, Draws: iters - warm, Lower: p.Lower, Upper: p.Upper, Seed: seed}
+	return &nuts.Settings{Chains: chains, Warmup: warm, Draws: iters - warm, Lower: p.Lower, Upper: p.Upper, Seed: seed,
+		TargetAccept: gbs.PipelineTargetAccept}
 }
 
 // runAnnealing runs AIS and RAIS with about as many gradient calls as the
