@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c bench-paper bench-smoke venv clean
 
 all: build lib
 
@@ -41,7 +41,7 @@ $(VENV)/.stamp: python/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r python/requirements-dev.txt
 	touch $@
 
-test: test-go test-c test-cgocheck test-python
+test: test-go test-c test-cgocheck test-python bench-smoke
 
 test-go:
 	$(GO) vet ./...
@@ -96,6 +96,20 @@ demo:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./gbs/ ./flow/ ./nuts/
+
+# The paper's comparison (about two hours on 2 cores with the defaults).
+bench-paper: venv
+	mkdir -p bench-out
+	$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl
+	$(VPY) bench/summarize.py bench-out/runs.jsonl --command "$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl"
+
+# Two repeats of every method on the funnel: the benchmark's plumbing, end to end.
+bench-smoke: venv
+	mkdir -p $(BUILD)/smoke
+	$(GO) run ./cmd/gbs-bench -problems funnel -repeats-gbs 2 -repeats 2 -o $(BUILD)/smoke/runs.jsonl
+	$(VPY) bench/summarize.py $(BUILD)/smoke/runs.jsonl --markdown $(BUILD)/smoke/results.md --figure $(BUILD)/smoke/results.png
+	test $$(grep -c '"method"' $(BUILD)/smoke/runs.jsonl) -eq 14
+	! grep -q '"error"' $(BUILD)/smoke/runs.jsonl
 
 clean:
 	rm -rf $(BUILD) $(VENV)
