@@ -9,9 +9,11 @@ Gaussianized bridge sampling (Jia & Seljak 2019) over the libgbs C library:
 
 from ._lib import GbsError, version
 from .evidence import evidence
+from .flow import Flow
 from .result import Result
+from .sampling import Samples, sample
 
-__all__ = ["evidence", "Result", "GbsError", "version", "set_threads"]
+__all__ = ["evidence", "sample", "Flow", "Result", "Samples", "GbsError", "version", "set_threads"]
 __version__ = "0.1.0"
 
 

@@ -10,6 +10,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 LOG_DENSITY_FN = CFUNCTYPE(c_int, POINTER(c_double), c_int64, c_int64,
                            POINTER(c_double), c_void_p)
 
+LOG_DENSITY_GRAD_FN = CFUNCTYPE(c_int, POINTER(c_double), c_int64,
+                                POINTER(c_double), POINTER(c_double), c_void_p)
+
 METHODS = {"bridge": 0, "is": 1, "hm": 2, "warp3": 3}
 METHOD_NAMES = {v: k for k, v in METHODS.items()}
 
@@ -38,6 +41,36 @@ class CResult(Structure):
                 ("re2_q", c_double), ("method", c_int32),
                 ("reserved", c_int32), ("n_trace", c_int64),
                 ("n_warnings", c_int64), ("warnings", POINTER(c_char_p))]
+
+
+class FlowOptions(Structure):
+    _fields_ = [("size", c_size_t), ("max_layers", c_int32), ("layers", c_int32),
+                ("directions", c_int32), ("knots", c_int32), ("whiten", c_int32),
+                ("rotation", c_int32), ("threads", c_int32), ("reserved", c_int32),
+                ("damping", c_double), ("bandwidth", c_double),
+                ("validation_fraction", c_double), ("seed", c_uint64),
+                ("lower", POINTER(c_double)), ("upper", POINTER(c_double))]
+
+
+class FlowInfo(Structure):
+    _fields_ = [("size", c_size_t), ("dim", c_int64), ("layers", c_int64),
+                ("n_warnings", c_int64)]
+
+
+class NutsOptions(Structure):
+    _fields_ = [("size", c_size_t), ("warmup", c_int64), ("max_depth", c_int32),
+                ("metric", c_int32), ("concurrent", c_int32), ("reserved", c_int32),
+                ("target_accept", c_double), ("step_size", c_double),
+                ("seed", c_uint64), ("init", POINTER(c_double)),
+                ("lower", POINTER(c_double)), ("upper", POINTER(c_double)),
+                ("cancel", c_void_p)]
+
+
+class NutsChainStats(Structure):
+    _fields_ = [("size", c_size_t), ("step_size", c_double), ("mean_accept", c_double),
+                ("mean_tree_depth", c_double), ("divergences", c_int64),
+                ("warmup_divergences", c_int64), ("max_depth_hits", c_int64),
+                ("leapfrogs", c_int64), ("grad_calls", c_int64)]
 
 
 def _find_library():
@@ -74,6 +107,24 @@ def _load():
         c_int64, POINTER(c_double), POINTER(EvidenceOptions),
         POINTER(CResult), POINTER(TracePoint), c_int64, POINTER(err)]
     lib.gbs_evidence.restype = c_int
+    dp = POINTER(c_double)
+    lib.gbs_flow_fit.argtypes = [dp, c_int64, c_int64, dp, POINTER(FlowOptions),
+                                 POINTER(c_void_p), POINTER(err)]
+    lib.gbs_flow_free.argtypes = [c_void_p, POINTER(err)]
+    lib.gbs_flow_get_info.argtypes = [c_void_p, POINTER(FlowInfo), POINTER(err)]
+    lib.gbs_flow_warnings.argtypes = [c_void_p, POINTER(POINTER(c_char_p)),
+                                      POINTER(c_int64), POINTER(err)]
+    lib.gbs_flow_log_prob.argtypes = [c_void_p, dp, c_int64, dp, POINTER(err)]
+    lib.gbs_flow_sample.argtypes = [c_void_p, c_int64, c_uint64, dp, dp, POINTER(err)]
+    lib.gbs_flow_forward.argtypes = [c_void_p, dp, c_int64, dp, dp, POINTER(err)]
+    lib.gbs_flow_inverse.argtypes = [c_void_p, dp, c_int64, dp, dp, POINTER(err)]
+    lib.gbs_flow_save.argtypes = [c_void_p, c_char_p, POINTER(err)]
+    lib.gbs_flow_load.argtypes = [c_char_p, POINTER(c_void_p), POINTER(err)]
+    lib.gbs_flow_to_buffer.argtypes = [c_void_p, c_void_p, c_int64, POINTER(c_int64), POINTER(err)]
+    lib.gbs_flow_from_buffer.argtypes = [c_void_p, c_int64, POINTER(c_void_p), POINTER(err)]
+    lib.gbs_nuts_sample.argtypes = [LOG_DENSITY_GRAD_FN, c_void_p, c_int64, c_int64, c_int64,
+                                    POINTER(NutsOptions), dp, dp, POINTER(NutsChainStats),
+                                    POINTER(err)]
     if lib.gbs_abi_version() != 1:
         raise OSError("libgbs ABI version %d, this package needs 1"
                       % lib.gbs_abi_version())

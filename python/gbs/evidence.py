@@ -47,8 +47,8 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False,
     seed : int, optional
         Seed of every random choice; the same seed gives the same result.
     bounds : array_like, optional
-        Box bounds of the support, shape (d, 2) or (2, d), ±inf for none:
-        the proposal then puts no mass outside.
+        Box bounds of the support, shape (d, 2) (rows of low, high) or
+        (2, d), ±inf for none: the proposal then puts no mass outside.
     pool : object with ``map``, optional
         Evaluates the proposal draws' log p in parallel: a multiprocessing
         pool (start method spawn or forkserver; fork hangs once the Go
@@ -177,7 +177,8 @@ def _as_c(a):
 
 def _bounds(bounds, d):
     b = np.asarray(bounds, dtype=np.float64)
-    if b.shape == (d, 2) and not (d == 2 and b.shape == (2, d)):
+    # (d, 2) rows of (low, high) first: for d = 2 both shapes match.
+    if b.shape == (d, 2):
         lower, upper = b[:, 0], b[:, 1]
     elif b.shape == (2, d):
         lower, upper = b[0], b[1]
