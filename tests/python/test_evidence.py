@@ -218,3 +218,12 @@ def test_result_plot(tmp_path):
     fig.savefig(path)
     assert path.stat().st_size > 1000
     assert "ln Z" in res._repr_html_() and "+/-" in res.summary()
+
+
+def test_dask_pool():
+    distributed = pytest.importorskip("dask.distributed")
+    x = np.random.default_rng(3).normal(size=(2000, 2))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        a = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=2, pool=client)
+    assert a.logz == gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=2).logz
