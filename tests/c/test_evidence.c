@@ -149,6 +149,7 @@ static void test_nuts_pipeline(void) {
   nopt.seed = 1;
   nopt.warmup = 500;
   nopt.concurrent = 1;
+  nopt.target_accept = 0.9; /* set: the pipeline's default (0.95) differs */
   double *x = malloc(sizeof(double) * chains * draws * d);
   double *lp = malloc(sizeof(double) * chains * draws);
   gbs_nuts_chain_stats stats[4];
