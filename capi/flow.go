@@ -157,21 +157,28 @@ func gbs_flow_warnings(f *C.gbs_flow, warnings ***C.char, n *C.int64_t, errOut *
 	})
 }
 
+// flowBatch looks up the flow of a call on n points and returns the number
+// of doubles the points take (0 for n = 0, when the call does nothing).
+func flowBatch(f *C.gbs_flow, n C.int64_t) (*flow.Flow, int, error) {
+	fl, err := lookup[*flow.Flow](flowID(f), flowKind)
+	if err != nil {
+		return nil, 0, err
+	}
+	if n < 0 {
+		return nil, 0, argError("n = %d is negative", int64(n))
+	}
+	if n == 0 {
+		return fl, 0, nil
+	}
+	size, err := count([]string{"n", "d"}, n, C.int64_t(fl.Dim()))
+	return fl, size, err
+}
+
 //export gbs_flow_log_prob
 func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_log_prob", errOut, func() error {
-		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			return argError("n = %d is negative", int64(n))
-		}
-		if n == 0 {
-			return nil
-		}
-		size, err := count([]string{"n", "d"}, n, C.int64_t(fl.Dim()))
-		if err != nil {
+		fl, size, err := flowBatch(f, n)
+		if err != nil || size == 0 {
 			return err
 		}
 		xs, err := doubles(x, size, "x")
@@ -190,18 +197,8 @@ func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, 
 //export gbs_flow_sample
 func gbs_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_sample", errOut, func() error {
-		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			return argError("n = %d is negative", int64(n))
-		}
-		if n == 0 {
-			return nil
-		}
-		size, err := count([]string{"n", "d"}, n, C.int64_t(fl.Dim()))
-		if err != nil {
+		fl, size, err := flowBatch(f, n)
+		if err != nil || size == 0 {
 			return err
 		}
 		xs, err := doubles(x, size, "x")
@@ -223,18 +220,8 @@ func gbs_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, l
 // mapPoints runs the flow's forward or inverse map on n points.
 func mapPoints(fn string, f *C.gbs_flow, in *C.double, n C.int64_t, out, logdet *C.double, errOut **C.char, inverse bool) C.int {
 	return call(fn, errOut, func() error {
-		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
-		if err != nil {
-			return err
-		}
-		if n < 0 {
-			return argError("n = %d is negative", int64(n))
-		}
-		if n == 0 {
-			return nil
-		}
-		size, err := count([]string{"n", "d"}, n, C.int64_t(fl.Dim()))
-		if err != nil {
+		fl, size, err := flowBatch(f, n)
+		if err != nil || size == 0 {
 			return err
 		}
 		inName, outName := "x", "z"
