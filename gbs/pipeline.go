@@ -70,8 +70,9 @@ type EnsemblePipelineSettings struct {
 	// Sampler configures the ensemble sampler. Its Seed is used when
 	// Evidence.Seed is zero.
 	Sampler ensemble.Settings
-	// Evidence configures the evidence stage. Its bounds default to the
-	// sampler's.
+	// Evidence configures the evidence stage. Unlike NUTS's, the sampler's
+	// box only places the starting walkers, so give the support's bounds
+	// here.
 	Evidence Settings
 }
 
@@ -98,7 +99,9 @@ func EnsemblePipeline(ctx context.Context, f LogDensityFunc, d int, s *EnsembleP
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
 	samples := &Samples{Dim: d, Chains: draws.Chain, LogP: draws.LogP, NCall: draws.NCall}
-	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
+	// The ensemble's box only shapes its start, so it says nothing of the
+	// support: only the seed carries over.
+	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, nil, nil)
 	res, err := Evidence(ctx, f, samples, &ev)
 	if err != nil {
 		return nil, err

@@ -508,6 +508,96 @@ int gbs_nuts_evidence(gbs_log_density_grad_fn f, void *user, int64_t d,
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Affine-invariant ensemble sampling (no gradient) and its pipeline         */
+/* ------------------------------------------------------------------------ */
+
+/* Proposal moves (gbs_ensemble_options.move). */
+#define GBS_MOVE_STRETCH 0 /* Goodman & Weare's stretch move (default) */
+#define GBS_MOVE_DE 1      /* differential evolution */
+
+typedef struct gbs_ensemble_options {
+  size_t size;         /* sizeof(gbs_ensemble_options) */
+  int64_t walkers;     /* even, >= 2d; default max(32, 2d+2) */
+  int64_t steps;       /* steps per walker, burn-in included; default 5000 */
+  int64_t burn;        /* steps discarded; 0: chosen from the
+                          autocorrelation time (see ensemble/ensemble.go) */
+  int64_t thin;        /* keep every thin-th step; 0: max(1, tau/2) */
+  int32_t move;        /* GBS_MOVE_*; default stretch */
+  int32_t reserved;    /* zero */
+  double a;            /* stretch scale, > 1; default 2 */
+  uint64_t seed;       /* seed of the random stream */
+  const double *init;  /* NULL, or walkers*d starting points (finite log p,
+                          not all equal in any coordinate) */
+  const double *lower; /* NULL, or d lower bounds of the box the starting
+                          points are drawn from (the density itself must
+                          return -INFINITY outside its support) */
+  const double *upper; /* NULL, or d upper bounds */
+  gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
+} gbs_ensemble_options;
+
+typedef struct gbs_ensemble gbs_ensemble;
+
+typedef struct gbs_ensemble_info {
+  size_t size;        /* set by the caller: sizeof(gbs_ensemble_info) */
+  int64_t walkers;    /* walkers, the chains of the draws */
+  int64_t draws;      /* kept draws per walker */
+  int64_t burn, thin; /* used */
+  int64_t ncall;      /* log-density evaluations in total */
+  double tau_max;     /* largest integrated autocorrelation time over the
+                         coordinates, in steps */
+  double acceptance;  /* mean acceptance fraction over walkers */
+  int64_t n_warnings; /* see gbs_ensemble_warnings */
+} gbs_ensemble_info;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Runs the affine-invariant ensemble sampler on the density whose log f
+ * evaluates, in d dimensions, and writes a new handle holding the kept
+ * draws to *out (free with gbs_ensemble_free).  f receives the whole
+ * half-ensemble (walkers/2 points) in each call, so a vectorized or
+ * parallel density pays off.  The number of kept draws depends on the
+ * burn-in and thinning chosen from the autocorrelation time: read it with
+ * gbs_ensemble_get_info, then copy the draws with gbs_ensemble_get_draws.
+ * Errors: GBS_ERR_ARGUMENT (bad options, e.g. odd walkers or fewer than 2d),
+ * GBS_ERR_CALLBACK, GBS_ERR_CANCELED. */
+int gbs_ensemble_sample(gbs_log_density_fn f, void *user, int64_t d,
+                        const gbs_ensemble_options *opt, gbs_ensemble **out,
+                        char **err);
+
+/* Writes the run's sizes and statistics into *info (info->size set). */
+int gbs_ensemble_get_info(const gbs_ensemble *run, gbs_ensemble_info *info,
+                          char **err);
+
+/* Copies the kept draws into draws (walkers*draws*d doubles, walker w,
+ * draw t, coordinate k at draws[(w*n_draws + t)*d + k]: the layout of
+ * gbs_evidence's samples) and, unless logp is NULL, their log p into logp
+ * (walkers*draws doubles). */
+int gbs_ensemble_get_draws(const gbs_ensemble *run, double *draws,
+                           double *logp, char **err);
+
+/* Writes the sampler's warnings (e.g. a run shorter than 50 autocorrelation
+ * times) as a NULL-terminated array to *warnings (NULL if none; free with
+ * gbs_free_warnings) and their number to *n (n may be NULL). */
+int gbs_ensemble_warnings(const gbs_ensemble *run, char ***warnings,
+                          int64_t *n, char **err);
+
+/* Frees a run.  NULL is a no-op; a freed run is GBS_ERR_HANDLE. */
+int gbs_ensemble_free(gbs_ensemble *run, char **err);
+
+/* The method's recipe without a gradient: ensemble sampling, then ln Z
+ * with each walker a chain.  The evidence seed defaults to the sampler's;
+ * the sampler's box only places the starting walkers, so give the support's
+ * bounds in ev_opt.  result, trace, trace_cap as for gbs_evidence (result->ncall
+ * counts the evidence stage); *sampler_calls (may be NULL) receives the
+ * sampler's log-density evaluations. */
+int gbs_ensemble_evidence(gbs_log_density_fn f, void *user, int64_t d,
+                          const gbs_ensemble_options *ens_opt,
+                          const gbs_evidence_options *ev_opt,
+                          gbs_result *result, gbs_trace_point *trace,
+                          int64_t trace_cap, int64_t *sampler_calls,
+                          char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* Debugging                                                                 */
 /* ------------------------------------------------------------------------ */
 
