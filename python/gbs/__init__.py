@@ -11,9 +11,9 @@ from ._lib import GbsError, version
 from .evidence import evidence
 from .flow import Flow
 from .result import Result
-from .sampling import Samples, sample
+from .sampling import Samples, sample, sample_ensemble
 
-__all__ = ["evidence", "sample", "Flow", "Result", "Samples", "GbsError", "version", "set_threads"]
+__all__ = ["evidence", "sample", "sample_ensemble", "Flow", "Result", "Samples", "GbsError", "version", "set_threads"]
 __version__ = "0.1.0"
 
 

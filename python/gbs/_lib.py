@@ -73,6 +73,20 @@ class NutsChainStats(Structure):
                 ("leapfrogs", c_int64), ("grad_calls", c_int64)]
 
 
+class EnsembleOptions(Structure):
+    _fields_ = [("size", c_size_t), ("walkers", c_int64), ("steps", c_int64),
+                ("burn", c_int64), ("thin", c_int64), ("move", c_int32),
+                ("reserved", c_int32), ("a", c_double), ("seed", c_uint64),
+                ("init", POINTER(c_double)), ("lower", POINTER(c_double)),
+                ("upper", POINTER(c_double)), ("cancel", c_void_p)]
+
+
+class EnsembleInfo(Structure):
+    _fields_ = [("size", c_size_t), ("walkers", c_int64), ("draws", c_int64),
+                ("burn", c_int64), ("thin", c_int64), ("ncall", c_int64),
+                ("tau_max", c_double), ("acceptance", c_double), ("n_warnings", c_int64)]
+
+
 def _find_library():
     env = os.environ.get("GBS_LIBRARY")
     if env:
@@ -125,6 +139,13 @@ def _load():
     lib.gbs_nuts_sample.argtypes = [LOG_DENSITY_GRAD_FN, c_void_p, c_int64, c_int64, c_int64,
                                     POINTER(NutsOptions), dp, dp, POINTER(NutsChainStats),
                                     POINTER(err)]
+    lib.gbs_ensemble_sample.argtypes = [LOG_DENSITY_FN, c_void_p, c_int64,
+                                        POINTER(EnsembleOptions), POINTER(c_void_p), POINTER(err)]
+    lib.gbs_ensemble_get_info.argtypes = [c_void_p, POINTER(EnsembleInfo), POINTER(err)]
+    lib.gbs_ensemble_get_draws.argtypes = [c_void_p, dp, dp, POINTER(err)]
+    lib.gbs_ensemble_warnings.argtypes = [c_void_p, POINTER(POINTER(c_char_p)),
+                                          POINTER(c_int64), POINTER(err)]
+    lib.gbs_ensemble_free.argtypes = [c_void_p, POINTER(err)]
     if lib.gbs_abi_version() != 1:
         raise OSError("libgbs ABI version %d, this package needs 1"
                       % lib.gbs_abi_version())

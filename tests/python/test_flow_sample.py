@@ -64,3 +64,21 @@ def test_sample_callback_exception():
 
     with pytest.raises(RuntimeError, match="no gradient today"):
         gbs.sample(bad, np.zeros(2), n_draws=10, n_warmup=10)
+
+
+def test_sample_ensemble_then_evidence():
+    calls = []
+
+    def logp(x):
+        calls.append(len(x))
+        return 0.5 - 0.5 * np.sum(x * x, axis=1) - 2 * math.log(2 * math.pi)
+
+    s = gbs.sample_ensemble(logp, bounds=[[-2, 2]] * 4, walkers=16, steps=3000, seed=1, vectorize=True)
+    assert set(calls) == {8}, "each call gets the half-ensemble"
+    assert s.draws.shape[0] == 16 and s.draws.shape[2] == 4 and s.ncall == 16 * 3000 + 16
+    res = gbs.evidence(logp, s, vectorize=True, seed=1)
+    assert abs(res.logz - 0.5) < 4 * res.logzerr and res.logzerr < 0.05
+    again = gbs.sample_ensemble(logp, bounds=[[-2, 2]] * 4, walkers=16, steps=3000, seed=1, vectorize=True)
+    assert np.array_equal(again.draws, s.draws)
+    with pytest.raises(gbs.GbsError, match="even"):
+        gbs.sample_ensemble(logp, bounds=[[-2, 2]] * 4, walkers=9, vectorize=True)
