@@ -119,10 +119,29 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False,
     _lib.lib.gbs_free_warnings(res.warnings)
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
-    del lower, upper  # kept alive until here: the C call reads them
-    return Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau,
-                  res.re2_p, res.re2_q, _lib.METHOD_NAMES[res.method],
-                  warnings, tr)
+    result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau,
+                    res.re2_p, res.re2_q, _lib.METHOD_NAMES[res.method], warnings, tr)
+    result._context = {"x": x, "seed": int(seed or 0), "lower": lower, "upper": upper}
+    return result
+
+
+def fit_half(x):
+    """The draws the estimator fits its proposal on: the first half of the
+    chains, or of the draws of a single chain (as gbs/split.go)."""
+    nc, nd, d = x.shape
+    if nc >= 2:
+        return x[: nc // 2].reshape(-1, d)
+    return x[0, : nd // 2]
+
+
+def derive_seed(seed, stream):
+    """gbs/evidence.go's deriveSeed (splitmix64 finalizer), so that Python
+    can rebuild the estimator's proposal."""
+    m = (1 << 64) - 1
+    z = (seed + stream * 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
 
 
 def _draws(samples, log_prob_samples, chain_axis, discard, ncall):

@@ -77,15 +77,37 @@ class Result:
             warn = "<p><b>Warnings</b></p><ul>%s</ul>" % warn
         return "<table>%s</table>%s" % (body, warn)
 
-    def plot(self, ax=None, exact=None):
-        """Plot ln Z against the number of proposal draws.
+    def proposal_draws(self, n=2000):
+        """n draws, shape (n, d), of the proposal q the estimator used,
+        rebuilt from the same draws, bounds and seed (None for warp3, whose
+        proposal is the Gaussian of the fitted half)."""
+        from .evidence import derive_seed, fit_half
+        from .flow import Flow
+
+        ctx = getattr(self, "_context", None)
+        if ctx is None:
+            raise ValueError("this Result does not come from gbs.evidence")
+        x = ctx["x"]
+        fit = x.reshape(-1, x.shape[2]) if self.method == "is" else fit_half(x)
+        if self.method == "warp3":
+            rng = np.random.default_rng(ctx["seed"])
+            return rng.multivariate_normal(fit.mean(axis=0), np.atleast_2d(np.cov(fit.T)), size=n)
+        bounds = None if ctx["lower"] is None else np.column_stack([ctx["lower"], ctx["upper"]])
+        flow = Flow.fit(fit, bounds=bounds, seed=derive_seed(ctx["seed"], 1))
+        return flow.sample(n, seed=ctx["seed"])
+
+    def plot(self, exact=None, dims=None, n=2000):
+        """Corner-style plot of posterior draws against proposal draws, and
+        ln Z against the number of proposal draws.
 
         Parameters
         ----------
-        ax : matplotlib Axes, optional
-            Where to draw; a new figure if None.
         exact : float, optional
             A reference value of ln Z drawn as a horizontal line.
+        dims : sequence of int, optional
+            Coordinates shown in the corner plot; default the first four.
+        n : int
+            Points of each kind shown.
 
         Returns
         -------
@@ -93,10 +115,43 @@ class Result:
         """
         import matplotlib.pyplot as plt
 
-        if ax is None:
+        ctx = getattr(self, "_context", None)
+        if ctx is None:
             fig, ax = plt.subplots(figsize=(5, 3.5))
-        else:
-            fig = ax.figure
+            self._plot_trace(ax, exact)
+            fig.tight_layout()
+            return fig
+        x = ctx["x"].reshape(-1, ctx["x"].shape[2])
+        dims = list(range(min(4, x.shape[1]))) if dims is None else list(dims)
+        k = len(dims)
+        p = x[np.random.default_rng(0).choice(len(x), size=min(n, len(x)), replace=False)]
+        q = self.proposal_draws(n)
+        fig = plt.figure(figsize=(2.4 * k + 1.5, 2.4 * k + 2.4))
+        grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.1], hspace=0.45, wspace=0.3)
+        axes = [[fig.add_subplot(grid[i, j]) if j <= i else None for j in range(k)] for i in range(k)]
+        for i, a in enumerate(dims):
+            for j, b in enumerate(dims):
+                ax = axes[i][j]
+                if ax is None:
+                    continue
+                if i == j:
+                    lo, hi = np.percentile(np.concatenate([p[:, a], q[:, a]]), [0.5, 99.5])
+                    bins = np.linspace(lo, hi, 40)
+                    ax.hist(p[:, a], bins=bins, density=True, histtype="step", label="posterior")
+                    ax.hist(q[:, a], bins=bins, density=True, histtype="step", label="proposal q")
+                    ax.set_yticks([])
+                else:
+                    ax.plot(q[:, b], q[:, a], ".", ms=1.5, alpha=0.4, color="C1")
+                    ax.plot(p[:, b], p[:, a], ".", ms=1.5, alpha=0.4, color="C0")
+                if i == k - 1:
+                    ax.set_xlabel("x%d" % b)
+                if j == 0 and i != j:
+                    ax.set_ylabel("x%d" % a)
+        axes[0][0].legend(fontsize=7, loc="upper left")
+        self._plot_trace(fig.add_subplot(grid[k, :]), exact)
+        return fig
+
+    def _plot_trace(self, ax, exact):
         t = self.trace
         ax.errorbar(t[:, 0], t[:, 1], yerr=t[:, 2], fmt="o-", capsize=3,
                     label="gbs (%s)" % self.method)
@@ -105,6 +160,4 @@ class Result:
         ax.set_xscale("log")
         ax.set_xlabel("proposal draws $n_q$")
         ax.set_ylabel(r"$\ln Z$")
-        ax.legend()
-        fig.tight_layout()
-        return fig
+        ax.legend(fontsize=8)

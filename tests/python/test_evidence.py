@@ -214,9 +214,12 @@ def test_result_plot(tmp_path):
     x = np.random.default_rng(1).normal(size=(2000, 2))
     res = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=1)
     fig = res.plot(exact=1.5)
-    path = tmp_path / "trace.png"
+    path = tmp_path / "corner.png"
     fig.savefig(path)
-    assert path.stat().st_size > 1000
+    assert path.stat().st_size > 10000
+    q = res.proposal_draws(4000)
+    assert q.shape == (4000, 2) and np.allclose(q.mean(axis=0), 0, atol=0.1)
+    assert np.allclose(q.std(axis=0), 1, atol=0.1)
     assert "ln Z" in res._repr_html_() and "+/-" in res.summary()
 
 
