@@ -20,69 +20,9 @@ import (
 // 11-bit digits, one pass fewer.
 func radixSortTop(keys, buf []uint64) {
 	if len(keys) < 3000 {
-		radixSort8(keys, buf)
+		radixSort(keys, buf, 8, 32)
 	} else {
-		radixSort11(keys, buf)
-	}
-}
-
-// radixSort8 sorts on the top 32 bits in four passes of 8-bit digits.
-func radixSort8(keys, buf []uint64) {
-	n := len(keys)
-	var count [1 << 8]int
-	src, dst := keys, buf
-	for shift := uint(32); shift < 64; shift += 8 {
-		clear(count[:])
-		for _, k := range src {
-			count[(k>>shift)&0xff]++
-		}
-		if count[(src[0]>>shift)&0xff] == n {
-			continue // one bucket: the pass would not move anything
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range src {
-			b := (k >> shift) & 0xff
-			dst[count[b]] = k
-			count[b]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-	}
-}
-
-// radixSort11 sorts on the top 33 bits in three passes of 11-bit digits.
-func radixSort11(keys, buf []uint64) {
-	n := len(keys)
-	var count [1 << 11]int
-	src, dst := keys, buf
-	for shift := uint(31); shift < 64; shift += 11 {
-		clear(count[:])
-		for _, k := range src {
-			count[(k>>shift)&0x7ff]++
-		}
-		if count[(src[0]>>shift)&0x7ff] == n {
-			continue
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range src {
-			b := (k >> shift) & 0x7ff
-			dst[count[b]] = k
-			count[b]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
+		radixSort(keys, buf, 11, 31)
 	}
 }
 
@@ -93,16 +33,24 @@ func radixSort11(keys, buf []uint64) {
 // relative 1e-4 of each other changes nothing that matters, at two thirds
 // of the cost of a finer sort.
 func radixSortRanks(keys, buf []uint64) {
+	radixSort(keys, buf, 11, 42)
+}
+
+// radixSort sorts keys stably on bits [low, 64) in passes of digit bits
+// (at most 11) from the least significant; buf is scratch.
+func radixSort(keys, buf []uint64, digit, low uint) {
 	n := len(keys)
-	var count [1 << 11]int
+	var counts [1 << 11]int
+	count := counts[:1<<digit]
+	mask := uint64(1)<<digit - 1
 	src, dst := keys, buf
-	for shift := uint(42); shift < 64; shift += 11 {
-		clear(count[:])
+	for shift := low; shift < 64; shift += digit {
+		clear(count)
 		for _, k := range src {
-			count[(k>>shift)&0x7ff]++
+			count[(k>>shift)&mask]++
 		}
-		if count[(src[0]>>shift)&0x7ff] == n {
-			continue
+		if count[(src[0]>>shift)&mask] == n {
+			continue // one bucket: the pass would not move anything
 		}
 		sum := 0
 		for i, c := range count {
@@ -110,7 +58,7 @@ func radixSortRanks(keys, buf []uint64) {
 			sum += c
 		}
 		for _, k := range src {
-			b := (k >> shift) & 0x7ff
+			b := (k >> shift) & mask
 			dst[count[b]] = k
 			count[b]++
 		}
