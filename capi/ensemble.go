@@ -204,15 +204,7 @@ func gbs_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int6
 		if err != nil {
 			return err
 		}
-		eo, err := readOptions(evOpt, "gbs_evidence_options")
-		if err != nil {
-			return err
-		}
-		es, err := evidenceSettings(&eo, int(d))
-		if err != nil {
-			return err
-		}
-		tr, err := traceBuffer(trace, traceCap)
+		eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
 		if err != nil {
 			return err
 		}

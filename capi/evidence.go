@@ -61,6 +61,21 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	}, nil
 }
 
+// evidenceArgs reads the evidence options of a call on d-dimensional
+// points and views its trace buffer.
+func evidenceArgs(opt *C.gbs_evidence_options, d int, trace *C.gbs_trace_point, traceCap C.int64_t) (C.gbs_evidence_options, gbs.Settings, []C.gbs_trace_point, error) {
+	o, err := readOptions(opt, "gbs_evidence_options")
+	if err != nil {
+		return o, gbs.Settings{}, nil, err
+	}
+	set, err := evidenceSettings(&o, d)
+	if err != nil {
+		return o, gbs.Settings{}, nil, err
+	}
+	tr, err := traceBuffer(trace, traceCap)
+	return o, set, tr, err
+}
+
 // traceBuffer views the caller's trace buffer.
 func traceBuffer(trace *C.gbs_trace_point, capacity C.int64_t) ([]C.gbs_trace_point, error) {
 	switch {
@@ -133,15 +148,7 @@ func gbs_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.dou
 		if err != nil {
 			return err
 		}
-		o, err := readOptions(opt, "gbs_evidence_options")
-		if err != nil {
-			return err
-		}
-		set, err := evidenceSettings(&o, int(d))
-		if err != nil {
-			return err
-		}
-		tr, err := traceBuffer(trace, traceCap)
+		o, set, tr, err := evidenceArgs(opt, int(d), trace, traceCap)
 		if err != nil {
 			return err
 		}
