@@ -78,9 +78,12 @@ bench-c: lib
 	$(BUILD)/ctest/bench_callback
 
 # The C tests again against a library built with cgocheck2, which checks
-# every pointer crossing the cgo boundary at run time.
+# every pointer crossing the cgo boundary at run time, and the Go tests of
+# capi under cgocheck2; check_abi.sh compares gbs.h with cgo's header.
 test-cgocheck: test-c
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./capi/...
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $(BUILD)/cgocheck/libgbs.so ./capi
+	tests/c/check_abi.sh include/gbs.h $(BUILD)/cgocheck/libgbs.so $(BUILD)/cgocheck/libgbs.h
 	set -e; for t in test_evidence test_flow test_errors test_cancel; do \
 	  cc -std=c11 -O1 -DGBS_TEST_FLOW -Iinclude -o $(BUILD)/cgocheck/$$t tests/c/$$t.c \
 	    -L$(BUILD)/cgocheck -Wl,-rpath,$(abspath $(BUILD)/cgocheck) -lgbs -lm -lpthread; \

@@ -91,8 +91,11 @@ extern "C" {
 
 #define GBS_OK 0
 /* An argument is invalid: a NULL pointer where an array is required, a
- * negative or zero size, inconsistent sizes, a bad options size or value, or
- * input data the library rejects (NaN samples, too few draws...). */
+ * negative or zero size, a bad options or result struct size, an option out
+ * of its enumeration or negative, or (gbs_flow_fit) data a flow cannot be fit
+ * to.  Sample values the estimator rejects (NaN or infinite samples, too few
+ * draws, an option value out of range) are GBS_ERR_FAILED, whose message
+ * names the value. */
 #define GBS_ERR_ARGUMENT 1
 /* A user callback returned a non-zero code, or a log density callback wrote
  * NaN or +Inf. */
@@ -107,9 +110,9 @@ extern "C" {
 #define GBS_ERR_BUFFER_TOO_SMALL 5
 /* A file could not be read or written. */
 #define GBS_ERR_IO 6
-/* The computation failed for a reason given in the message (for example
- * no overlap between the proposal and the target, a flow that cannot be fit
- * to the data, a corrupt serialized flow). */
+/* The estimator or sampler refused the input or failed, for the reason
+ * given in the message (for example NaN in the samples, too few draws, no
+ * overlap between the proposal and the target, a corrupt serialized flow). */
 #define GBS_ERR_FAILED 7
 /* An internal error (a bug in libgbs); the message says where.  The library
  * remains usable. */
@@ -295,9 +298,10 @@ typedef struct gbs_result {
  * trace, trace_cap: optional caller buffer (NULL, 0 for none) receiving up to
  *               trace_cap points of ln Z against n_q, in increasing n_q.
  *
- * Errors: GBS_ERR_ARGUMENT (shapes, NULLs, options, bad sample values),
+ * Errors: GBS_ERR_ARGUMENT (shapes, NULLs, options struct),
  * GBS_ERR_CALLBACK (callback failed or returned NaN/+Inf), GBS_ERR_CANCELED,
- * GBS_ERR_FAILED (e.g. no overlap between proposal and target).
+ * GBS_ERR_FAILED (bad sample values, too few draws, out-of-range options, no
+ * overlap between proposal and target...).
  * Threading: blocks the calling thread; see opt->concurrent. */
 int gbs_evidence(gbs_log_density_fn logp, void *user, const double *samples,
                  int64_t n_chains, int64_t n_draws, int64_t d,

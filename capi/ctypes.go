@@ -1,0 +1,35 @@
+package main
+
+/*
+#include "gbs.h"
+*/
+import "C"
+
+// Go names of the C types and constants of gbs.h, for the package's tests:
+// test files cannot import "C".
+type (
+	cChar             = C.char
+	cDouble           = C.double
+	cInt32            = C.int32_t
+	cInt64            = C.int64_t
+	cSize             = C.size_t
+	cLogDensityFn     = C.gbs_log_density_fn
+	cLogDensityGradFn = C.gbs_log_density_grad_fn
+	cLogFn            = C.gbs_log_fn
+	cEvidenceOptions  = C.gbs_evidence_options
+	cResult           = C.gbs_result
+	cTracePoint       = C.gbs_trace_point
+	cFlow             = C.gbs_flow
+	cFlowOptions      = C.gbs_flow_options
+	cNutsOptions      = C.gbs_nuts_options
+	cCancelToken      = C.gbs_cancel_token
+)
+
+const (
+	statusOK       = C.GBS_OK
+	statusArgument = C.GBS_ERR_ARGUMENT
+	statusCallback = C.GBS_ERR_CALLBACK
+	statusCanceled = C.GBS_ERR_CANCELED
+	statusHandle   = C.GBS_ERR_HANDLE
+	statusInternal = C.GBS_ERR_INTERNAL
+)
