@@ -49,16 +49,23 @@ type Settings struct {
 	StepSize float64
 
 	// Init optionally gives one starting point per chain (each of length d).
-	// log p must be finite there.
+	// log p must be finite there, and under BoxTransform the point must
+	// lie strictly inside the box.
 	Init [][]float64
 	// Lower and Upper optionally bound a box (either may be nil, entries
-	// may be infinite). When Init is nil, each chain starts at a uniform
-	// draw in the central 90% of the box; along unbounded coordinates, at a
-	// uniform draw in (-2, 2) (Stan's convention) or an exponential offset
-	// from a one-sided bound. Starting points where log p or its gradient
-	// is not finite are redrawn up to 100 times. The box is only used for
-	// starting points: the density itself must return -Inf outside its
-	// support.
+	// may be infinite); the density must be zero (log p = -Inf) outside
+	// it. With the default Box mode, BoxTransform, the chains run in
+	// unconstrained coordinates u (x = lo + (hi-lo) σ(u) between two
+	// bounds, lo + e^u or hi - e^u with one), so they never meet a wall;
+	// Draws and LogP are still x and log p(x). When Init is nil, each
+	// chain starts at a uniform draw of u in (-2, 2), Stan's convention,
+	// which for a two-sided bound is x in the central 76% of the interval.
+	// With BoxStartOnly the chains run in x itself: each starts at a
+	// uniform draw in the central 90% of the box, along unbounded
+	// coordinates at a uniform draw in (-2, 2), or an exponential offset
+	// from a one-sided bound, and every step that leaves the support is a
+	// divergence. Starting points where log p or its gradient is not
+	// finite are redrawn up to 100 times.
 	Lower, Upper []float64
 	// Box selects how the box is used: BoxTransform (the default) samples
 	// in unconstrained coordinates, BoxStartOnly only draws starting
@@ -79,6 +86,8 @@ type Settings struct {
 // ChainStats describes one chain's adaptation and post-warmup behaviour.
 type ChainStats struct {
 	// StepSize is the adapted leapfrog step size used for the kept draws.
+	// Under BoxTransform it, like the metric below, refers to the
+	// unconstrained coordinates u, not to x.
 	StepSize float64
 	// MeanAccept is the mean acceptance statistic over the kept draws;
 	// it should be near TargetAccept.
@@ -100,8 +109,9 @@ type ChainStats struct {
 	// included.
 	GradCalls int64
 	// InvMetric is the diagonal of the adapted inverse metric (the
-	// estimated marginal variances). InvMetricDense is the full d×d
-	// row-major inverse metric, only for DenseMetric.
+	// estimated marginal variances, of u under BoxTransform).
+	// InvMetricDense is the full d×d row-major inverse metric, only for
+	// DenseMetric.
 	InvMetric      []float64
 	InvMetricDense []float64
 }
@@ -119,6 +129,11 @@ type Result struct {
 	// GradCalls is the total number of gradient evaluations, warmup
 	// included.
 	GradCalls int64
+	// RHatLogP is R-hat (see RHat) of log p across the chains' kept
+	// draws: near 1 when the chains agree, above 1.01 to 1.05 when they
+	// have not mixed. It is NaN with fewer than 4 draws per chain or when
+	// log p is constant. LowChains names chains stuck at low log p.
+	RHatLogP float64
 }
 
 // Draw returns draw i of chain c as a slice of r.Draws[c].
@@ -268,9 +283,13 @@ func bounds(lower, upper []float64, j int) (lo, hi float64) {
 
 // Sample draws from the density whose log and gradient f computes, in d
 // dimensions, with Settings.Chains chains of multinomial NUTS with Stan's
-// adaptation. Cancelling ctx stops all chains within a few leapfrog steps
-// and Sample returns ctx.Err(). An error from f stops all chains and is
-// returned wrapped with the index of the chain that met it.
+// adaptation. With a box (Settings.Lower, Upper) the chains run in
+// unconstrained coordinates unless Settings.Box is BoxStartOnly; the
+// result holds x and log p(x) either way. Check Result.RHatLogP,
+// Result.LowChains and the divergences before trusting the draws.
+// Cancelling ctx stops all chains within a few leapfrog steps and Sample
+// returns ctx.Err(). An error from f stops all chains and is returned
+// wrapped with the index of the chain that met it.
 func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result, error) {
 	if f == nil {
 		return nil, errors.New("nuts: nil log density")
@@ -296,7 +315,6 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 	var box *boxMap
 	if cfg.Box == BoxTransform && (cfg.Lower != nil || cfg.Upper != nil) {
 		box = newBoxMap(cfg.Lower, cfg.Upper, d)
-		fd = box.wrap(fd, d)
 		if cfg.Init != nil {
 			init := make([][]float64, len(cfg.Init))
 			for i, x := range cfg.Init {
@@ -311,22 +329,17 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 		cfg.Lower, cfg.Upper = nil, nil
 	}
 	errs := forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
-		return runChain(done, c, fd, d, cfg, res)
+		return runChain(done, c, fd, box, d, cfg, res)
 	})
 	if err := firstError(ctx, errs); err != nil {
 		return nil, err
 	}
-	if box != nil {
-		u := make([]float64, d)
-		for c, dr := range res.Draws {
-			for i := range res.LogP[c] {
-				copy(u, dr[i*d:(i+1)*d])
-				res.LogP[c][i] -= box.toX(dr[i*d:(i+1)*d], u)
-			}
-		}
-	}
 	for _, c := range res.Chains {
 		res.GradCalls += c.GradCalls
+	}
+	res.RHatLogP = math.NaN()
+	if rh, err := RHat(res.LogP); err == nil {
+		res.RHatLogP = rh
 	}
 	return res, nil
 }
@@ -387,8 +400,10 @@ func firstError(ctx context.Context, errs []error) error {
 	return nil
 }
 
-// runChain runs chain c to completion and stores its draws in res.
-func runChain(done <-chan struct{}, c int, f density, d int, cfg *config, res *Result) error {
+// runChain runs chain c to completion and stores its draws in res. With a
+// box map the chain runs in unconstrained coordinates and its draws are
+// mapped back to the box.
+func runChain(done <-chan struct{}, c int, f density, box *boxMap, d int, cfg *config, res *Result) error {
 	wrap := func(err error) error {
 		if errors.Is(err, errCanceled) {
 			return err
@@ -397,7 +412,12 @@ func runChain(done <-chan struct{}, c int, f density, d int, cfg *config, res *R
 	}
 	rng := newRNG(cfg.Seed, uint64(c))
 	m := newMetric(cfg.Metric, d)
+	var raw *float64
+	if box != nil {
+		f, raw = box.wrap(f, d)
+	}
 	smp := newSampler(d, f, rng, m, cfg.MaxDepth, done)
+	smp.raw = raw
 	stats := &res.Chains[c]
 	defer func() { stats.GradCalls = smp.gradCalls }()
 
@@ -434,8 +454,12 @@ func runChain(done <-chan struct{}, c int, f density, d int, cfg *config, res *R
 		if err != nil {
 			return wrap(err)
 		}
-		copy(draws[i*d:(i+1)*d], smp.cur.q)
-		logp[i] = smp.cur.lp
+		if box != nil {
+			box.toX(draws[i*d:(i+1)*d], smp.cur.q, nil, nil)
+		} else {
+			copy(draws[i*d:(i+1)*d], smp.cur.q)
+		}
+		logp[i] = smp.cur.lpx
 		sumAccept += info.accept
 		sumDepth += float64(info.depth)
 		stats.TreeDepths[info.depth]++
@@ -533,9 +557,9 @@ func (s *sampler) start(init, lower, upper []float64) error {
 		}
 	}
 	if init != nil {
-		return fmt.Errorf("log p = %v at the given starting point, or its gradient is not finite", z.lp)
+		return fmt.Errorf("log p = %v at the given starting point, or its gradient is not finite", z.lpx)
 	}
-	return fmt.Errorf("no starting point with finite log p and gradient in %d random attempts (last log p = %v)", maxInitAttempts, z.lp)
+	return fmt.Errorf("no starting point with finite log p and gradient in %d random attempts (last log p = %v)", maxInitAttempts, z.lpx)
 }
 
 // randomStart draws one starting coordinate for the interval (lo, hi).

@@ -24,6 +24,28 @@
 // and the sampler stays inside; frequent divergences are reported in
 // ChainStats and mean the draws may be biased.
 //
+// # Bounded supports
+//
+// When Settings gives a box (Lower, Upper), the chains by default run in
+// unconstrained coordinates, as Stan does: a logistic map between two
+// bounds, an exponential beside one, the identity along free coordinates,
+// with the log Jacobian added to log p and the gradient by the chain rule.
+// Sampling x directly with log p = -Inf outside the box works when the mass
+// is far from the walls, but a chain started far from the mass is driven
+// against a wall, every trajectory then leaves the box, and the chain can
+// stay stuck for the whole run (on the 32-d banana of the reference
+// problems one chain of eight did, at log p ≈ -650000). Draws and LogP are
+// reported in x; step sizes and metrics refer to the unconstrained
+// coordinates. BoxStartOnly restores direct sampling.
+//
+// # Convergence checks
+//
+// RHat computes the rank-normalized split R-hat of Vehtari et al. (2021)
+// for any scalar across chains; Result.RHatLogP holds it for log p, and
+// Result.LowChains names chains whose log p stays below what the others
+// visit. Both catch chains that are stuck or have not converged, which
+// per-chain statistics cannot.
+//
 // Each chain owns a PCG random stream derived from the seed and its index,
 // so the draws depend neither on Settings.Threads nor on GOMAXPROCS. The
 // first error returned by the density stops every chain; cancelling the

@@ -18,7 +18,10 @@ type density func(grad, x []float64) (float64, error)
 // gradient at its position, so that neither is ever recomputed.
 type point struct {
 	q, p, grad []float64
-	lp         float64
+	// lp is the log density the dynamics use; lpx is the user's log p at
+	// the corresponding x, which differs from lp by the Jacobian when the
+	// sampler runs in a box's unconstrained coordinates.
+	lp, lpx float64
 }
 
 func newPoint(d int) point {
@@ -31,6 +34,7 @@ func (z *point) copyState(src *point) {
 	copy(z.q, src.q)
 	copy(z.grad, src.grad)
 	z.lp = src.lp
+	z.lpx = src.lpx
 }
 
 // level is the scratch space for one level of the tree recursion, allocated
@@ -63,6 +67,10 @@ type sampler struct {
 	sFwdFwd, sFwdBck []float64 // p♯ = M⁻¹p at the four subtree ends
 	sBckFwd, sBckBck []float64
 	v                []float64 // velocity scratch
+
+	// raw, if not nil, holds the user's log p of the last evaluation
+	// (see point.lpx); nil when f is the user's density itself.
+	raw *float64
 
 	gradCalls int64
 	steps     int // leapfrog steps since the last cancellation check
@@ -112,6 +120,10 @@ func (s *sampler) eval(z *point) error {
 		return err
 	}
 	z.lp = lp
+	z.lpx = lp
+	if s.raw != nil {
+		z.lpx = *s.raw
+	}
 	return nil
 }
 
@@ -187,10 +199,12 @@ func (s *sampler) transition() (transitionInfo, error) {
 	copy(s.fwd.p, z.p)
 	copy(s.fwd.grad, z.grad)
 	s.fwd.lp = z.lp
+	s.fwd.lpx = z.lpx
 	copy(s.bck.q, z.q)
 	copy(s.bck.p, z.p)
 	copy(s.bck.grad, z.grad)
 	s.bck.lp = z.lp
+	s.bck.lpx = z.lpx
 	s.sample.copyState(z)
 
 	copy(s.pFwdFwd, z.p)
