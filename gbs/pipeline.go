@@ -12,34 +12,68 @@ import (
 // of each stage.
 type PipelineSettings struct {
 	// Sampler configures NUTS. Its Seed is used when Evidence.Seed is zero.
-	// Its TargetAccept defaults to 0.95 here, not NUTS's 0.8: the evidence
-	// inherits any bias of the draws, and on the funnel the divergences
-	// at 0.8 bias ln Z by about -0.08 (two of its error bars), while 0.95
-	// removes that for 2.5 times the gradient calls.
+	// Its TargetAccept defaults to PipelineTargetAccept (0.9) here, not
+	// NUTS's 0.8, and a box given by Lower and Upper is sampled in
+	// unconstrained coordinates unless Box says otherwise.
 	Sampler nuts.Settings
+	// RetryTargetAccept is the acceptance target of a second NUTS run
+	// that Pipeline makes, from scratch and with the same seed, when the
+	// kept draws of the first run contain divergent transitions and
+	// Sampler.TargetAccept is lower: the evidence inherits any bias of the
+	// draws, and divergences mark regions (such as the neck of a funnel)
+	// that the chains under-sample. The second run's draws replace the
+	// first's; both runs' gradient calls are counted. Zero means
+	// PipelineRetryTargetAccept (0.99); a negative value disables the
+	// retry.
+	RetryTargetAccept float64
 	// Evidence configures the evidence stage. Its bounds default to the
 	// sampler's.
 	Evidence Settings
 }
 
 // PipelineTargetAccept is the NUTS acceptance target Pipeline uses when
-// Sampler.TargetAccept is zero.
-const PipelineTargetAccept = 0.95
+// Sampler.TargetAccept is zero, and PipelineRetryTargetAccept the target
+// of the second run after divergences (PipelineSettings.RetryTargetAccept).
+//
+// Measured at the paper's budget (8 chains, 500 + 2000 iterations; 8 to 12
+// seeds on the funnel, 2 to 3 on the others): banana, Cauchy and ring run
+// without divergences at 0.8 to 0.99, and their gradient calls per
+// effective draw grow with the target (banana about 1.5, 1.7, 2.5 and 4.3
+// thousand at 0.8, 0.9, 0.95 and 0.99); the funnel diverges at 0.8 to 0.95
+// and under-samples its neck (x1 variance 0.68 to 0.96 instead of 1; ln Z
+// off by up to -0.11, 3.5 error bars), which 0.99 reduces (ln Z error
+// -0.01 on average over 12 seeds, never beyond 1.9 error bars; x1
+// variance 0.82 to 0.99) for about twice the gradient calls of 0.95.
+// Hence 0.9 first and 0.99 only where it is needed.
+const (
+	PipelineTargetAccept      = 0.9
+	PipelineRetryTargetAccept = 0.99
+)
 
 // PipelineResult is the outcome of sampling followed by evidence.
 type PipelineResult struct {
 	Evidence *Result
-	// Sampling holds the NUTS draws and statistics.
+	// Sampling holds the NUTS draws and statistics of the run the
+	// evidence used.
 	Sampling *nuts.Result
-	// GradCalls counts the sampler's log-density-and-gradient evaluations;
-	// LogDensityCalls counts the evidence stage's log-density evaluations.
+	// TargetAccept is the acceptance target of that run; Retried reports
+	// whether it is the second run, made because the first diverged.
+	TargetAccept float64
+	Retried      bool
+	// GradCalls counts the sampler's log-density-and-gradient evaluations,
+	// over both runs after a retry; LogDensityCalls counts the evidence
+	// stage's log-density evaluations.
 	GradCalls, LogDensityCalls int64
 }
 
 // Pipeline draws from p with NUTS and estimates ln Z from the draws: the
 // method's recipe when the gradient of log p is available. The chains'
 // log p values are reused, so the evidence stage evaluates p only at the
-// proposal's draws.
+// proposal's draws. Divergent first runs are repeated at a higher
+// acceptance target (see PipelineSettings.RetryTargetAccept). Problems
+// the chains still show (divergences, R-hat of log p above
+// PipelineMaxRHat, chains stuck at low log p) are reported in
+// Evidence.Warnings; no chain is dropped.
 func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
 	var cfg PipelineSettings
 	if s != nil {
@@ -48,21 +82,62 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	if cfg.Sampler.TargetAccept == 0 {
 		cfg.Sampler.TargetAccept = PipelineTargetAccept
 	}
+	retry := cfg.RetryTargetAccept
+	if retry == 0 {
+		retry = PipelineRetryTargetAccept
+	}
+	if retry > 0 && !(retry < 1) {
+		return nil, fmt.Errorf("gbs: RetryTargetAccept = %v, want a value in (0, 1), 0 for the default or negative for none", retry)
+	}
 	draws, err := nuts.Sample(ctx, f, d, &cfg.Sampler)
 	if err != nil {
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
-	samples := &Samples{Dim: d, Chains: draws.Draws, LogP: draws.LogP, NCall: draws.GradCalls}
+	out := &PipelineResult{Sampling: draws, TargetAccept: cfg.Sampler.TargetAccept, GradCalls: draws.GradCalls}
+	var notes []string
+	if n := draws.Divergences(); n > 0 && retry > cfg.Sampler.TargetAccept {
+		again := cfg.Sampler
+		again.TargetAccept = retry
+		draws, err = nuts.Sample(ctx, f, d, &again)
+		if err != nil {
+			return nil, fmt.Errorf("gbs: sampling again at TargetAccept %v: %w", retry, err)
+		}
+		notes = append(notes, fmt.Sprintf("NUTS diverged %d times at TargetAccept %v; the draws come from a second run at %v", n, cfg.Sampler.TargetAccept, retry))
+		out.Sampling, out.TargetAccept, out.Retried = draws, retry, true
+		out.GradCalls += draws.GradCalls
+	}
+	samples := &Samples{Dim: d, Chains: draws.Draws, LogP: draws.LogP, NCall: out.GradCalls}
 	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
 	ev.Concurrent = ev.Concurrent || cfg.Sampler.Threads != 1
 	res, err := Evidence(ctx, gradToBatch(f, d), samples, &ev)
 	if err != nil {
 		return nil, err
 	}
-	if n := draws.Divergences(); n > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up: the draws, and so ln Z, may be biased; raise Sampler.TargetAccept", n))
+	res.Warnings = append(res.Warnings, notes...)
+	res.Warnings = append(res.Warnings, samplingWarnings(draws, out.TargetAccept)...)
+	out.Evidence, out.LogDensityCalls = res, res.NCall
+	return out, nil
+}
+
+// PipelineMaxRHat is the R-hat of log p across chains (nuts.RHat) above
+// which Pipeline warns that the chains have not mixed.
+const PipelineMaxRHat = 1.05
+
+// samplingWarnings checks the NUTS chains: divergences, R-hat of log p
+// across chains, and chains stuck at low log p. No chain is dropped: the
+// estimate uses every draw, and the warnings say why it may be off.
+func samplingWarnings(r *nuts.Result, targetAccept float64) []string {
+	var w []string
+	if n := r.Divergences(); n > 0 {
+		w = append(w, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up at TargetAccept %v: the draws, and so ln Z, may be biased; raise Sampler.TargetAccept or reparameterize", n, targetAccept))
 	}
-	return &PipelineResult{Evidence: res, Sampling: draws, GradCalls: draws.GradCalls, LogDensityCalls: res.NCall}, nil
+	if low := r.LowChains(); len(low) > 0 {
+		w = append(w, fmt.Sprintf("chains %v sit at much lower log p than the others (median log p below the 1%% quantile of the other chains): they are stuck or have not reached the bulk of the posterior, and their draws bias ln Z; check the starting points, the bounds and the warm-up length", low))
+	}
+	if rh := r.RHatLogP; rh > PipelineMaxRHat {
+		w = append(w, fmt.Sprintf("R-hat of log p across the %d chains is %.3f (above %.2f): the chains have not mixed, so ln Z and its error bar may be off; run longer chains or raise Sampler.TargetAccept", len(r.Chains), rh, PipelineMaxRHat))
+	}
+	return w
 }
 
 // EnsemblePipelineSettings configures EnsemblePipeline.

@@ -3,6 +3,8 @@ package gbs_test
 import (
 	"context"
 	"math"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/gbs"
@@ -10,13 +12,21 @@ import (
 	"github.com/gbs-evidence/gbs/problems"
 )
 
-// The whole recipe on the paper's four problems, with a CI-sized budget
-// (the paper's 8 chains × 2500 iterations run in the benchmark): NUTS
-// draws, then GBS, within 4σ of the exact ln Z, with σ below a bound
-// measured at this budget with some margin.
+// The whole recipe on the paper's four problems with a CI-sized budget
+// (4 chains × 300 + 1000 iterations instead of the paper's 8 × 500 + 2000,
+// which BenchmarkPipeline runs): NUTS draws, then GBS, within 4σ of the
+// exact ln Z, with σ below a bound measured at this budget with margin
+// (seed 11: funnel 0.09, banana 0.13, Cauchy 0.22, ring 0.70; the ring's
+// σ ranges 0.7 to 1.2 over seeds). Every call of the density is counted
+// and must match the result's GradCalls + LogDensityCalls.
+//
+// The ring is the fragile line: its NUTS draws match the exact moments
+// (E[x_i²] = 0.96524 from the transfer matrix), but the bridge estimate
+// with the default flow proposal lands 1.4 to 3.9σ below the truth over
+// seeds at this budget, with σ near 1 where the paper reports 0.06.
 func TestPipelinePaperProblems(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about a minute")
+		t.Skip("about 25 s of CPU")
 	}
 	for _, tc := range []struct {
 		name     string
@@ -25,26 +35,216 @@ func TestPipelinePaperProblems(t *testing.T) {
 		{"funnel", 0.15},
 		{"banana", 0.25},
 		{"cauchy", 0.4},
-		{"ring", 2.5},
+		{"ring", 2},
 	} {
 		p, err := problems.ByName(tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+		var calls atomic.Int64
+		f := func(g, x []float64) (float64, error) {
+			calls.Add(1)
+			return p.LogProbGrad(g, x), nil
+		}
 		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Lower: p.Lower, Upper: p.Upper, Seed: 11}}
 		r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		ev := r.Evidence
-		t.Logf("%s: ln Z = %.4f ± %.4f, exact %.4f (%+.2f σ); gradient calls %d, log-density calls %d, divergences %d",
-			tc.name, ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.GradCalls, r.LogDensityCalls, r.Sampling.Divergences())
+		t.Logf("%s: ln Z = %.4f ± %.4f, exact %.4f (%+.2f σ); gradient calls %d, log-density calls %d, divergences %d, R-hat(log p) %.3f, TargetAccept %v; warnings %q",
+			tc.name, ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.GradCalls, r.LogDensityCalls, r.Sampling.Divergences(), r.Sampling.RHatLogP, r.TargetAccept, ev.Warnings)
 		if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < tc.maxSigma) {
 			t.Errorf("%s: ln Z = %.4f ± %.4f, exact %.4f, σ bound %g", tc.name, ev.LogZ, ev.LogZErr, p.LogZ, tc.maxSigma)
 		}
-		if r.GradCalls != r.Sampling.GradCalls || r.LogDensityCalls != ev.NCall || ev.NCall < int64(ev.NQ) {
-			t.Errorf("%s: call counts %d, %d inconsistent with the stages", tc.name, r.GradCalls, r.LogDensityCalls)
+		if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls {
+			t.Errorf("%s: the density was called %d times, the result reports %d + %d", tc.name, n, r.GradCalls, r.LogDensityCalls)
 		}
+		if r.LogDensityCalls != ev.NCall || ev.NCall < int64(ev.NQ) {
+			t.Errorf("%s: log-density calls %d, evidence NCall %d, n_q %d", tc.name, r.LogDensityCalls, ev.NCall, ev.NQ)
+		}
+		if !r.Retried && r.GradCalls != r.Sampling.GradCalls {
+			t.Errorf("%s: gradient calls %d, the sampler's %d", tc.name, r.GradCalls, r.Sampling.GradCalls)
+		}
+		// No chain may be stuck: the box transform keeps every chain off
+		// the walls (on the banana, sampling x directly left a chain at
+		// log p ≈ -650000).
+		if low := r.Sampling.LowChains(); len(low) > 0 || !(r.Sampling.RHatLogP < 1.1) {
+			t.Errorf("%s: chains %v stuck low, R-hat of log p %.3f", tc.name, low, r.Sampling.RHatLogP)
+		}
+	}
+}
+
+// mixture2 is log p of N(0, I) + e^-8 N((20, 20), I) in 2-d, whose minor
+// mode holds a chain started there for good.
+func mixture2(grad, x []float64) (float64, error) {
+	var a, b float64
+	for _, v := range x {
+		a -= 0.5 * v * v
+		b -= 0.5 * (v - 20) * (v - 20)
+	}
+	b -= 8
+	m := math.Max(a, b)
+	wa, wb := math.Exp(a-m), math.Exp(b-m)
+	for i, v := range x {
+		grad[i] = (wa*(-v) + wb*(20-v)) / (wa + wb)
+	}
+	return m + math.Log(wa+wb), nil
+}
+
+func hasWarning(ws []string, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// A chain stuck in a minor mode is reported, by R-hat and by name, and
+// not dropped; chains that agree produce no sampling warning.
+func TestPipelineWarnsStuckChain(t *testing.T) {
+	init := [][]float64{{0, 0}, {0.5, 0}, {0, -0.5}, {20, 20}}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
+	r, err := gbs.Pipeline(context.Background(), mixture2, 2, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := r.Evidence.Warnings
+	if !hasWarning(ws, "R-hat of log p") || !hasWarning(ws, "chains [3] sit at much lower log p") {
+		t.Errorf("warnings %q: want R-hat and chain 3 reported", ws)
+	}
+	if len(r.Sampling.Draws) != 4 {
+		t.Errorf("%d chains in the result, want all 4", len(r.Sampling.Draws))
+	}
+
+	init[3] = []float64{0, 0.5}
+	r, err = gbs.Pipeline(context.Background(), mixture2, 2, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Evidence.Warnings {
+		if strings.Contains(w, "R-hat") || strings.Contains(w, "lower log p") || strings.Contains(w, "diverg") {
+			t.Errorf("mixed chains: unexpected warning %q", w)
+		}
+	}
+	if r.Retried || r.TargetAccept != gbs.PipelineTargetAccept {
+		t.Errorf("retried %v at TargetAccept %v without divergences", r.Retried, r.TargetAccept)
+	}
+	// N(0, I) has ln Z = ln 2π; the minor mode adds e^-8 of that.
+	if want := math.Log(2*math.Pi) + math.Log1p(math.Exp(-8)); math.Abs(r.Evidence.LogZ-want) > 4*r.Evidence.LogZErr {
+		t.Errorf("ln Z = %.4f ± %.4f, want %.4f", r.Evidence.LogZ, r.Evidence.LogZErr, want)
+	}
+}
+
+// halfNormalWall is N(0, I) in 3-d cut at x0 = 0 with log p = -Inf
+// beyond and no bounds declared, so that every trajectory reaching the
+// wall diverges, whatever the step size.
+func halfNormalWall(grad, x []float64) (float64, error) {
+	if x[0] < 0 {
+		return math.Inf(-1), nil
+	}
+	var lp float64
+	for i, v := range x {
+		grad[i] = -v
+		lp -= 0.5 * v * v
+	}
+	return lp, nil
+}
+
+// Divergences make Pipeline sample again at the retry target, count both
+// runs' gradient calls, and warn when the second run still diverges; a
+// negative RetryTargetAccept turns the retry off.
+func TestPipelineRetriesDivergentRun(t *testing.T) {
+	init := [][]float64{{1, 0, 0}, {0.5, 1, 0}, {2, 0, 1}, {1, -1, 0}}
+	var calls atomic.Int64
+	f := func(g, x []float64) (float64, error) {
+		calls.Add(1)
+		return halfNormalWall(g, x)
+	}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 2}}
+	r, err := gbs.Pipeline(context.Background(), f, 3, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := r.Evidence.Warnings
+	t.Logf("retried %v at %v, %d divergences; warnings %q", r.Retried, r.TargetAccept, r.Sampling.Divergences(), ws)
+	if !r.Retried || r.TargetAccept != gbs.PipelineRetryTargetAccept {
+		t.Fatalf("retried %v, TargetAccept %v: want a second run at %v", r.Retried, r.TargetAccept, gbs.PipelineRetryTargetAccept)
+	}
+	if !hasWarning(ws, "the draws come from a second run at 0.99") || !hasWarning(ws, "divergent transitions after warm-up at TargetAccept 0.99") {
+		t.Errorf("warnings %q: want the retry and the remaining divergences", ws)
+	}
+	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.GradCalls <= r.Sampling.GradCalls {
+		t.Errorf("%d calls; result: %d gradient (second run %d) + %d log-density", n, r.GradCalls, r.Sampling.GradCalls, r.LogDensityCalls)
+	}
+	// Half of N(0, I): ln Z = 1.5 ln 2π - ln 2.
+	if want := 1.5*math.Log(2*math.Pi) - math.Log(2); math.Abs(r.Evidence.LogZ-want) > 4*r.Evidence.LogZErr {
+		t.Errorf("ln Z = %.4f ± %.4f, want %.4f", r.Evidence.LogZ, r.Evidence.LogZErr, want)
+	}
+
+	set.RetryTargetAccept = -1
+	r, err = gbs.Pipeline(context.Background(), halfNormalWall, 3, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Retried || r.TargetAccept != gbs.PipelineTargetAccept || !hasWarning(r.Evidence.Warnings, "divergent transitions after warm-up at TargetAccept 0.9") {
+		t.Errorf("retry off: retried %v at %v, warnings %q", r.Retried, r.TargetAccept, r.Evidence.Warnings)
+	}
+
+	set.RetryTargetAccept = 1
+	if _, err := gbs.Pipeline(context.Background(), halfNormalWall, 3, set); err == nil || !strings.Contains(err.Error(), "RetryTargetAccept") {
+		t.Errorf("RetryTargetAccept = 1: error %v", err)
+	}
+}
+
+// BenchmarkPipeline runs the whole recipe at the paper's budget (8 chains
+// × 2500 iterations, 20% warm-up, default settings) on each problem and
+// reports the error of ln Z against the exact value, the error bar, the
+// gradient calls and the effective sample size of x1 and of log p per
+// gradient call.
+//
+//	go test ./gbs -run '^$' -bench Pipeline -benchtime 3x
+func BenchmarkPipeline(b *testing.B) {
+	for _, name := range []string{"funnel", "banana", "cauchy", "ring"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := problems.ByName(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+			var dz, sigma, grads, essX, essLP, retried float64
+			for i := 0; i < b.N; i++ {
+				set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000,
+					Lower: p.Lower, Upper: p.Upper, Seed: uint64(i + 1)}}
+				r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ex, err := r.Sampling.ESS(0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				el, err := nuts.ESS(r.Sampling.LogP)
+				if err != nil {
+					b.Fatal(err)
+				}
+				dz += math.Abs(r.Evidence.LogZ - p.LogZ)
+				sigma += r.Evidence.LogZErr
+				grads += float64(r.GradCalls)
+				essX += ex / float64(r.GradCalls)
+				essLP += el / float64(r.GradCalls)
+				if r.Retried {
+					retried++
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(dz/n, "|dlnZ|")
+			b.ReportMetric(sigma/n, "sigma")
+			b.ReportMetric(grads/n, "grads/op")
+			b.ReportMetric(essX/n, "ESSx1/grad")
+			b.ReportMetric(essLP/n, "ESSlogp/grad")
+			b.ReportMetric(retried/n, "retried/op")
+		})
 	}
 }
