@@ -1,57 +1,119 @@
 """Builds the gbs Python package; libgbs.so is compiled with Go on the way.
 
-    pip install .          # needs Go >= 1.24 and a C compiler
+    pip install .          # needs Go >= 1.24 and a C compiler (cgo)
     pip install -e .       # editable: the library is built into python/gbs/
+
+Environment: GO names the Go command (default: `go` on PATH).
+The package loads python/gbs/libgbs.so, or the file GBS_LIBRARY names.
 """
 
 import os
 import shutil
 import subprocess
+import sysconfig
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 from setuptools.command.develop import develop
 
+try:  # setuptools >= 70.1
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # older setuptools with the wheel package
+    try:
+        from wheel.bdist_wheel import bdist_wheel
+    except ImportError:
+        bdist_wheel = None
+
 ROOT = os.path.dirname(os.path.abspath(__file__))
+SOURCE_PACKAGE = os.path.join(ROOT, "python", "gbs")
 
 
 def build_library(dest_dir):
-    go = shutil.which("go")
-    if go is None:
-        raise RuntimeError("building gbs needs the Go toolchain (https://go.dev/dl/) on PATH")
+    """go build -buildmode=c-shared -o dest_dir/libgbs.so ./capi"""
+    go = os.environ.get("GO") or shutil.which("go")
+    if not go:
+        raise RuntimeError(
+            "building gbs needs the Go toolchain >= 1.24 (https://go.dev/dl/) on PATH "
+            "(or its path in the GO environment variable) and a C compiler for cgo")
     os.makedirs(dest_dir, exist_ok=True)
     out = os.path.join(dest_dir, "libgbs.so")
-    subprocess.check_call([go, "build", "-buildmode=c-shared", "-o", out, "./capi"], cwd=ROOT)
-    header = os.path.join(dest_dir, "libgbs.h")  # cgo's generated header; include/gbs.h is the real one
+    env = dict(os.environ, CGO_ENABLED="1")
+    print("building %s with %s" % (out, go))
+    subprocess.check_call([go, "build", "-buildmode=c-shared", "-o", out, "./capi"], cwd=ROOT, env=env)
+    # cgo also writes its generated header; include/gbs.h is the real one.
+    header = os.path.join(dest_dir, "libgbs.h")
     if os.path.exists(header):
         os.remove(header)
 
 
 class BuildPy(build_py):
     def run(self):
+        if not getattr(self, "editable_mode", False):
+            # Start from an empty package directory: a module deleted from
+            # the source must not linger in the wheel.
+            shutil.rmtree(os.path.join(self.build_lib, "gbs"), ignore_errors=True)
         super().run()
-        build_library(os.path.join(self.build_lib, "gbs"))
+        if getattr(self, "editable_mode", False):
+            # PEP 660 editable install: the package is imported from
+            # python/gbs, so the library must be there.
+            build_library(SOURCE_PACKAGE)
+        else:
+            build_library(os.path.join(self.build_lib, "gbs"))
 
 
 class Develop(develop):
+    """`setup.py develop` (legacy editable installs)."""
+
     def run(self):
-        build_library(os.path.join(ROOT, "python", "gbs"))
+        build_library(SOURCE_PACKAGE)
         super().run()
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a shared library: it is platform specific."""
+
+    def has_ext_modules(self):
+        return True
+
+
+cmdclass = {"build_py": BuildPy, "develop": Develop}
+
+if bdist_wheel is not None:
+    class BdistWheel(bdist_wheel):
+        # libgbs.so talks to Python through ctypes only, so the wheel fits
+        # any Python 3 on this platform: py3-none-<platform>.
+        def finalize_options(self):
+            super().finalize_options()
+            self.root_is_pure = False
+
+        def get_tag(self):
+            plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+            return "py3", "none", plat
+
+    cmdclass["bdist_wheel"] = BdistWheel
 
 
 setup(
     name="gbs",
     version="0.1.0",
     description="Bayesian evidence (ln Z) from posterior samples by Gaussianized bridge sampling",
-    long_description=open(os.path.join(ROOT, "README.md")).read(),
+    long_description=open(os.path.join(ROOT, "README.md"), encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     package_dir={"": "python"},
     packages=["gbs"],
     package_data={"gbs": ["libgbs.so"]},
     python_requires=">=3.9",
     install_requires=["numpy>=1.24"],
-    extras_require={"plot": ["matplotlib>=3.7"], "emcee": ["emcee>=3.1"],
-                    "progress": ["tqdm"], "dask": ["dask[distributed]"]},
-    cmdclass={"build_py": BuildPy, "develop": Develop},
+    extras_require={
+        "plot": ["matplotlib>=3.7"],
+        "emcee": ["emcee>=3.1"],
+        "progress": ["tqdm>=4.60"],
+        "dask": ["dask[distributed]>=2023.1"],
+        "all": ["matplotlib>=3.7", "emcee>=3.1", "tqdm>=4.60", "dask[distributed]>=2023.1"],
+    },
+    cmdclass=cmdclass,
+    distclass=BinaryDistribution,
+    # build/lib belongs to the Makefile (libgbs.so for C users).
+    options={"build": {"build_base": os.path.join("build", "python")}},
     zip_safe=False,
 )

@@ -1,29 +1,44 @@
 """gbs: Bayesian evidence (ln Z) from posterior samples.
 
-Gaussianized bridge sampling (Jia & Seljak 2019) over the libgbs C library:
+Gaussianized bridge sampling (Jia & Seljak 2019) over libgbs, a Go library
+loaded with ctypes. Give it the draws you already have and the log density
+they came from:
 
 >>> import gbs
->>> res = gbs.evidence(log_prob, chain)      # doctest: +SKIP
->>> print(res.logz, res.logzerr)             # doctest: +SKIP
+>>> res = gbs.evidence(log_prob, sampler, discard=1000)   # doctest: +SKIP
+>>> print(res.summary())                                  # doctest: +SKIP
+
+Main entry points
+-----------------
+evidence(log_prob, samples, ...) -> Result
+    ln Z from an (n, d) or 3-d array of draws, an emcee EnsembleSampler,
+    or what sample / sample_ensemble return.
+Result
+    logz, logzerr, ncall, n_p, n_q, tau, method, warnings, summary(),
+    plot(), and a table in Jupyter.
+Flow
+    The Gaussianizing normalizing flow: Flow.fit(x), log_prob, sample,
+    save / Flow.load.
+sample(log_prob_and_grad, x0, ...) -> Samples
+    NUTS chains; sample_ensemble(log_prob, ...) the gradient-free ensemble
+    sampler.
+problems
+    Reference targets with exact ln Z and exact samplers.
+
+The library runs a Go runtime in this process: use the spawn or
+forkserver start method of multiprocessing, not fork.
 """
 
-from ._lib import GbsError, version
+from . import problems
+from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsIOError, abi_version,
+                   set_threads, version)
+from ._lib import path as library_path
 from .evidence import evidence
 from .flow import Flow
 from .result import Result
 from .sampling import Samples, sample, sample_ensemble
 
-__all__ = ["evidence", "sample", "sample_ensemble", "Flow", "Result", "Samples", "GbsError", "version", "set_threads"]
+__all__ = ["evidence", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
+           "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "version",
+           "abi_version", "set_threads", "library_path"]
 __version__ = "0.1.0"
-
-
-def set_threads(n):
-    """Cap the number of threads running Go code (0: all cores); returns the
-    previous cap."""
-    import ctypes
-
-    from . import _lib
-    prev = ctypes.c_int32()
-    err = _lib.new_error()
-    _lib.check(_lib.lib.gbs_set_threads(int(n), ctypes.byref(prev), ctypes.byref(err)), err)
-    return prev.value

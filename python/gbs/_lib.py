@@ -1,23 +1,53 @@
-"""Loading libgbs and declaring its C functions (see include/gbs.h)."""
+"""Loading libgbs with ctypes and declaring its C functions.
+
+Everything here mirrors include/gbs.h (ABI version 1): the structs, the
+callback types and every function's signature. The library is loaded with
+``ctypes.CDLL``, so calls release the GIL; Go threads that call back into
+Python take it again for the duration of the callback.
+"""
 
 import ctypes
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int,
-                    c_int32, c_int64, c_size_t, c_uint64, c_void_p)
+import sys
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double,
+                    c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p)
+
+ABI_VERSION = 1
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-LOG_DENSITY_FN = CFUNCTYPE(c_int, POINTER(c_double), c_int64, c_int64,
-                           POINTER(c_double), c_void_p)
-
-LOG_DENSITY_GRAD_FN = CFUNCTYPE(c_int, POINTER(c_double), c_int64,
-                                POINTER(c_double), POINTER(c_double), c_void_p)
+# Status codes (GBS_OK, GBS_ERR_*).
+OK = 0
+ERR_ARGUMENT = 1
+ERR_CALLBACK = 2
+ERR_CANCELED = 3
+ERR_HANDLE = 4
+ERR_BUFFER_TOO_SMALL = 5
+ERR_IO = 6
+ERR_FAILED = 7
+ERR_INTERNAL = 8
+STATUS_NAMES = {ERR_ARGUMENT: "GBS_ERR_ARGUMENT", ERR_CALLBACK: "GBS_ERR_CALLBACK",
+                ERR_CANCELED: "GBS_ERR_CANCELED", ERR_HANDLE: "GBS_ERR_HANDLE",
+                ERR_BUFFER_TOO_SMALL: "GBS_ERR_BUFFER_TOO_SMALL", ERR_IO: "GBS_ERR_IO",
+                ERR_FAILED: "GBS_ERR_FAILED", ERR_INTERNAL: "GBS_ERR_INTERNAL"}
 
 METHODS = {"bridge": 0, "is": 1, "hm": 2, "warp3": 3}
 METHOD_NAMES = {v: k for k, v in METHODS.items()}
 
-ERR_CALLBACK = 2
-ERR_CANCELED = 3
+UINT64_MASK = (1 << 64) - 1
+
+_dp = POINTER(c_double)
+_err = POINTER(POINTER(c_char))
+
+# The callbacks receive their pointers as plain addresses (c_void_p, the
+# same ABI as double *): numpy views over them are cheaper to make than
+# from ctypes pointer objects.
+# int (*)(const double *x, int64_t n, int64_t d, double *logp, void *user)
+LOG_DENSITY_FN = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, c_void_p, c_void_p)
+# int (*)(const double *x, int64_t d, double *logp, double *grad, void *user)
+LOG_DENSITY_GRAD_FN = CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p, c_void_p)
+# void (*)(const char *msg, void *user)
+LOG_FN = CFUNCTYPE(None, c_char_p, c_void_p)
 
 
 class EvidenceOptions(Structure):
@@ -26,8 +56,7 @@ class EvidenceOptions(Structure):
                 ("verbose", c_int32), ("n_q", c_int64),
                 ("batch_size", c_int64), ("ncall", c_int64),
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
-                ("lower", POINTER(c_double)), ("upper", POINTER(c_double)),
-                ("cancel", c_void_p)]
+                ("lower", _dp), ("upper", _dp), ("cancel", c_void_p)]
 
 
 class TracePoint(Structure):
@@ -49,7 +78,7 @@ class FlowOptions(Structure):
                 ("rotation", c_int32), ("threads", c_int32), ("reserved", c_int32),
                 ("damping", c_double), ("bandwidth", c_double),
                 ("validation_fraction", c_double), ("seed", c_uint64),
-                ("lower", POINTER(c_double)), ("upper", POINTER(c_double))]
+                ("lower", _dp), ("upper", _dp)]
 
 
 class FlowInfo(Structure):
@@ -61,8 +90,7 @@ class NutsOptions(Structure):
     _fields_ = [("size", c_size_t), ("warmup", c_int64), ("max_depth", c_int32),
                 ("metric", c_int32), ("concurrent", c_int32), ("reserved", c_int32),
                 ("target_accept", c_double), ("step_size", c_double),
-                ("seed", c_uint64), ("init", POINTER(c_double)),
-                ("lower", POINTER(c_double)), ("upper", POINTER(c_double)),
+                ("seed", c_uint64), ("init", _dp), ("lower", _dp), ("upper", _dp),
                 ("cancel", c_void_p)]
 
 
@@ -77,8 +105,7 @@ class EnsembleOptions(Structure):
     _fields_ = [("size", c_size_t), ("walkers", c_int64), ("steps", c_int64),
                 ("burn", c_int64), ("thin", c_int64), ("move", c_int32),
                 ("reserved", c_int32), ("a", c_double), ("seed", c_uint64),
-                ("init", POINTER(c_double)), ("lower", POINTER(c_double)),
-                ("upper", POINTER(c_double)), ("cancel", c_void_p)]
+                ("init", _dp), ("lower", _dp), ("upper", _dp), ("cancel", c_void_p)]
 
 
 class EnsembleInfo(Structure):
@@ -87,93 +114,196 @@ class EnsembleInfo(Structure):
                 ("tau_max", c_double), ("acceptance", c_double), ("n_warnings", c_int64)]
 
 
-def _find_library():
+def new_struct(cls):
+    """An instance of a gbs options/result struct with its size set."""
+    s = cls()
+    s.size = ctypes.sizeof(cls)
+    return s
+
+
+# (name, restype, argtypes) of every function of include/gbs.h.
+_SIGNATURES = [
+    ("gbs_abi_version", c_int, []),
+    ("gbs_version", c_char_p, []),
+    ("gbs_free_error", None, [POINTER(c_char)]),
+    ("gbs_free_warnings", None, [POINTER(c_char_p)]),
+    ("gbs_set_threads", c_int, [c_int32, POINTER(c_int32), _err]),
+    ("gbs_set_log_callback", c_int, [LOG_FN, c_void_p, _err]),
+    ("gbs_cancel_token_new", c_int, [POINTER(c_void_p), _err]),
+    ("gbs_cancel", c_int, [c_void_p, _err]),
+    ("gbs_cancel_token_canceled", c_int, [c_void_p, POINTER(c_int32), _err]),
+    ("gbs_cancel_token_free", c_int, [c_void_p, _err]),
+    ("gbs_evidence", c_int, [LOG_DENSITY_FN, c_void_p, _dp, c_int64, c_int64, c_int64, _dp,
+                             POINTER(EvidenceOptions), POINTER(CResult), POINTER(TracePoint),
+                             c_int64, _err]),
+    ("gbs_flow_fit", c_int, [_dp, c_int64, c_int64, _dp, POINTER(FlowOptions),
+                             POINTER(c_void_p), _err]),
+    ("gbs_flow_free", c_int, [c_void_p, _err]),
+    ("gbs_flow_get_info", c_int, [c_void_p, POINTER(FlowInfo), _err]),
+    ("gbs_flow_warnings", c_int, [c_void_p, POINTER(POINTER(c_char_p)), POINTER(c_int64), _err]),
+    ("gbs_flow_log_prob", c_int, [c_void_p, _dp, c_int64, _dp, _err]),
+    ("gbs_flow_sample", c_int, [c_void_p, c_int64, c_uint64, _dp, _dp, _err]),
+    ("gbs_flow_forward", c_int, [c_void_p, _dp, c_int64, _dp, _dp, _err]),
+    ("gbs_flow_inverse", c_int, [c_void_p, _dp, c_int64, _dp, _dp, _err]),
+    ("gbs_flow_save", c_int, [c_void_p, c_char_p, _err]),
+    ("gbs_flow_load", c_int, [c_char_p, POINTER(c_void_p), _err]),
+    ("gbs_flow_to_buffer", c_int, [c_void_p, c_void_p, c_int64, POINTER(c_int64), _err]),
+    ("gbs_flow_from_buffer", c_int, [c_void_p, c_int64, POINTER(c_void_p), _err]),
+    ("gbs_nuts_sample", c_int, [LOG_DENSITY_GRAD_FN, c_void_p, c_int64, c_int64, c_int64,
+                                POINTER(NutsOptions), _dp, _dp, POINTER(NutsChainStats), _err]),
+    ("gbs_nuts_evidence", c_int, [LOG_DENSITY_GRAD_FN, c_void_p, c_int64, c_int64, c_int64,
+                                  POINTER(NutsOptions), POINTER(EvidenceOptions), POINTER(CResult),
+                                  POINTER(TracePoint), c_int64, _dp, _dp, POINTER(NutsChainStats),
+                                  _err]),
+    ("gbs_ensemble_sample", c_int, [LOG_DENSITY_FN, c_void_p, c_int64, POINTER(EnsembleOptions),
+                                    POINTER(c_void_p), _err]),
+    ("gbs_ensemble_get_info", c_int, [c_void_p, POINTER(EnsembleInfo), _err]),
+    ("gbs_ensemble_get_draws", c_int, [c_void_p, _dp, _dp, _err]),
+    ("gbs_ensemble_warnings", c_int, [c_void_p, POINTER(POINTER(c_char_p)), POINTER(c_int64), _err]),
+    ("gbs_ensemble_free", c_int, [c_void_p, _err]),
+    ("gbs_ensemble_evidence", c_int, [LOG_DENSITY_FN, c_void_p, c_int64, POINTER(EnsembleOptions),
+                                      POINTER(EvidenceOptions), POINTER(CResult), POINTER(TracePoint),
+                                      c_int64, POINTER(c_int64), _err]),
+    ("gbs_debug_live_allocations", c_int64, []),
+]
+
+
+def _candidates():
+    yield os.path.join(_HERE, "libgbs.so")
+    # A source checkout with `make lib` (python/gbs -> build/lib).
+    root = os.path.dirname(os.path.dirname(_HERE))
+    if os.path.exists(os.path.join(root, "include", "gbs.h")):
+        yield os.path.join(root, "build", "lib", "libgbs.so")
+
+
+def find_library():
+    """Path of the libgbs.so to load: $GBS_LIBRARY, else the one installed
+    next to this package, else (in a source checkout) build/lib/libgbs.so."""
     env = os.environ.get("GBS_LIBRARY")
     if env:
-        return env
-    candidates = [os.path.join(_HERE, "libgbs.so"),
-                  os.path.join(_HERE, "..", "..", "build", "lib", "libgbs.so")]
-    for path in candidates:
+        if not os.path.exists(env):
+            raise OSError("GBS_LIBRARY=%s: no such file" % env)
+        return os.path.abspath(env)
+    for path in _candidates():
         if os.path.exists(path):
             return os.path.abspath(path)
     raise OSError(
-        "libgbs.so not found: install the package with `pip install .`, "
-        "run `make lib`, or set GBS_LIBRARY to the library's path")
+        "libgbs.so not found next to the gbs package (%s): install the package "
+        "with `pip install .` (which builds it with Go), run `make lib` in a "
+        "source checkout, or set GBS_LIBRARY to the library's path" % _HERE)
 
 
 def _load():
-    # CDLL, not PyDLL: calls release the GIL, so Go threads that call back
-    # into Python can take it.
-    lib = ctypes.CDLL(_find_library())
-    err = POINTER(ctypes.c_char)
-    lib.gbs_abi_version.restype = c_int
-    lib.gbs_version.restype = c_char_p
-    lib.gbs_free_error.argtypes = [err]
-    lib.gbs_free_error.restype = None
-    lib.gbs_free_warnings.argtypes = [POINTER(c_char_p)]
-    lib.gbs_free_warnings.restype = None
-    lib.gbs_cancel_token_new.argtypes = [POINTER(c_void_p), POINTER(err)]
-    lib.gbs_cancel.argtypes = [c_void_p, POINTER(err)]
-    lib.gbs_cancel_token_free.argtypes = [c_void_p, POINTER(err)]
-    lib.gbs_set_threads.argtypes = [c_int32, POINTER(c_int32), POINTER(err)]
-    lib.gbs_evidence.argtypes = [
-        LOG_DENSITY_FN, c_void_p, POINTER(c_double), c_int64, c_int64,
-        c_int64, POINTER(c_double), POINTER(EvidenceOptions),
-        POINTER(CResult), POINTER(TracePoint), c_int64, POINTER(err)]
-    lib.gbs_evidence.restype = c_int
-    dp = POINTER(c_double)
-    lib.gbs_flow_fit.argtypes = [dp, c_int64, c_int64, dp, POINTER(FlowOptions),
-                                 POINTER(c_void_p), POINTER(err)]
-    lib.gbs_flow_free.argtypes = [c_void_p, POINTER(err)]
-    lib.gbs_flow_get_info.argtypes = [c_void_p, POINTER(FlowInfo), POINTER(err)]
-    lib.gbs_flow_warnings.argtypes = [c_void_p, POINTER(POINTER(c_char_p)),
-                                      POINTER(c_int64), POINTER(err)]
-    lib.gbs_flow_log_prob.argtypes = [c_void_p, dp, c_int64, dp, POINTER(err)]
-    lib.gbs_flow_sample.argtypes = [c_void_p, c_int64, c_uint64, dp, dp, POINTER(err)]
-    lib.gbs_flow_forward.argtypes = [c_void_p, dp, c_int64, dp, dp, POINTER(err)]
-    lib.gbs_flow_inverse.argtypes = [c_void_p, dp, c_int64, dp, dp, POINTER(err)]
-    lib.gbs_flow_save.argtypes = [c_void_p, c_char_p, POINTER(err)]
-    lib.gbs_flow_load.argtypes = [c_char_p, POINTER(c_void_p), POINTER(err)]
-    lib.gbs_flow_to_buffer.argtypes = [c_void_p, c_void_p, c_int64, POINTER(c_int64), POINTER(err)]
-    lib.gbs_flow_from_buffer.argtypes = [c_void_p, c_int64, POINTER(c_void_p), POINTER(err)]
-    lib.gbs_nuts_sample.argtypes = [LOG_DENSITY_GRAD_FN, c_void_p, c_int64, c_int64, c_int64,
-                                    POINTER(NutsOptions), dp, dp, POINTER(NutsChainStats),
-                                    POINTER(err)]
-    lib.gbs_ensemble_sample.argtypes = [LOG_DENSITY_FN, c_void_p, c_int64,
-                                        POINTER(EnsembleOptions), POINTER(c_void_p), POINTER(err)]
-    lib.gbs_ensemble_get_info.argtypes = [c_void_p, POINTER(EnsembleInfo), POINTER(err)]
-    lib.gbs_ensemble_get_draws.argtypes = [c_void_p, dp, dp, POINTER(err)]
-    lib.gbs_ensemble_warnings.argtypes = [c_void_p, POINTER(POINTER(c_char_p)),
-                                          POINTER(c_int64), POINTER(err)]
-    lib.gbs_ensemble_free.argtypes = [c_void_p, POINTER(err)]
-    if lib.gbs_abi_version() != 1:
-        raise OSError("libgbs ABI version %d, this package needs 1"
-                      % lib.gbs_abi_version())
-    return lib
+    path = find_library()
+    # CDLL, not PyDLL: calls release the GIL, so that Go threads calling
+    # back into Python can take it.
+    lib = ctypes.CDLL(path)
+    missing = []
+    for name, restype, argtypes in _SIGNATURES:
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            missing.append(name)
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes
+    if "gbs_abi_version" in missing:
+        raise OSError("%s is not libgbs (no gbs_abi_version)" % path)
+    abi = lib.gbs_abi_version()
+    if abi != ABI_VERSION:
+        raise OSError("%s has ABI version %d; this gbs package needs %d: rebuild the "
+                      "library or reinstall the package" % (path, abi, ABI_VERSION))
+    if missing:
+        raise OSError("%s lacks %s: rebuild it from the same source as this package"
+                      % (path, ", ".join(missing)))
+    return lib, path
 
 
-lib = _load()
+lib, path = _load()
 
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
 
 class GbsError(RuntimeError):
-    """An error reported by libgbs; ``status`` is its GBS_ERR_* code."""
+    """An error reported by libgbs.
+
+    Attributes
+    ----------
+    status : int
+        The GBS_ERR_* code (see include/gbs.h).
+    """
 
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
 
+    @property
+    def status_name(self):
+        return STATUS_NAMES.get(self.status, str(self.status))
+
+
+class GbsArgumentError(GbsError, ValueError):
+    """Input the library rejects (bad shapes or values, too few draws, NaN
+    samples...): also a ValueError."""
+
+
+class GbsCallbackError(GbsError):
+    """The log density returned NaN or +inf (or the callback failed)."""
+
+
+class GbsIOError(GbsError, OSError):
+    """A flow file could not be read or written: also an OSError."""
+
+
+_ERROR_CLASSES = {ERR_ARGUMENT: GbsArgumentError, ERR_HANDLE: GbsArgumentError,
+                  ERR_CALLBACK: GbsCallbackError, ERR_IO: GbsIOError}
+
 
 def new_error():
-    return POINTER(ctypes.c_char)()
+    """A NULL ``char *`` for a function's ``char **err`` parameter."""
+    return POINTER(c_char)()
+
+
+def take_error(err):
+    """The message in err (freed) as a str, or ''."""
+    if not err:
+        return ""
+    msg = ctypes.string_at(err).decode("utf-8", "replace")
+    lib.gbs_free_error(err)
+    return msg
+
+
+def error(status, err):
+    """The exception for a non-zero status; frees the C message."""
+    msg = take_error(err) or "libgbs error %s" % STATUS_NAMES.get(status, status)
+    return _ERROR_CLASSES.get(status, GbsError)(status, msg)
 
 
 def check(status, err):
-    """Raise GbsError for a non-zero status, freeing the C message."""
-    if status == 0:
-        return
-    msg = ctypes.string_at(err).decode("utf-8", "replace") if err else ""
-    lib.gbs_free_error(err)
-    raise GbsError(status, msg or "libgbs error %d" % status)
+    """Raise the GbsError for a non-zero status, freeing the C message."""
+    if status != OK:
+        raise error(status, err)
+
+
+def call(fn, *args):
+    """fn(*args, &err), raising GbsError on failure."""
+    err = new_error()
+    check(fn(*args, ctypes.byref(err)), err)
+
+
+def take_warnings(arr, n=None):
+    """A warning list (NULL-terminated char **) as a list of str, freed."""
+    if not arr:
+        return []
+    out = []
+    i = 0
+    while (n is None or i < n) and arr[i] is not None:
+        out.append(arr[i].decode("utf-8", "replace"))
+        i += 1
+    lib.gbs_free_warnings(arr)
+    return out
 
 
 class CancelToken:
@@ -181,19 +311,87 @@ class CancelToken:
 
     def __init__(self):
         self.handle = c_void_p()
-        err = new_error()
-        check(lib.gbs_cancel_token_new(ctypes.byref(self.handle),
-                                       ctypes.byref(err)), err)
+        call(lib.gbs_cancel_token_new, ctypes.byref(self.handle))
 
     def cancel(self):
-        lib.gbs_cancel(self.handle, None)
+        if self.handle:
+            lib.gbs_cancel(self.handle, None)
+
+    @property
+    def canceled(self):
+        v = c_int32()
+        call(lib.gbs_cancel_token_canceled, self.handle, ctypes.byref(v))
+        return bool(v.value)
 
     def __del__(self):
-        if self.handle:
-            lib.gbs_cancel_token_free(self.handle, None)
+        handle = getattr(self, "handle", None)
+        if handle and lib is not None:
+            lib.gbs_cancel_token_free(handle, None)
             self.handle = c_void_p()
 
 
+# ---------------------------------------------------------------------------
+# Library messages (progress reports of calls made with progress=True)
+# ---------------------------------------------------------------------------
+
+_log_sinks = []  # stack of callables receiving one message (str)
+
+
+def _on_log(msg, _user):
+    try:
+        text = msg.decode("utf-8", "replace") if msg else ""
+        sink = _log_sinks[-1] if _log_sinks else None
+        if sink is not None:
+            sink(text)
+        else:
+            print("gbs: " + text, file=sys.stderr, flush=True)
+    except BaseException:  # never unwind into Go
+        pass
+
+
+_log_fn = LOG_FN(_on_log)  # kept alive for the life of the process
+_log_installed = False
+
+
+def push_log_sink(sink):
+    """Route library messages to sink(str) until pop_log_sink()."""
+    global _log_installed
+    if not _log_installed:
+        call(lib.gbs_set_log_callback, _log_fn, None)
+        _log_installed = True
+    _log_sinks.append(sink)
+
+
+def pop_log_sink(sink):
+    try:
+        _log_sinks.remove(sink)
+    except ValueError:
+        pass
+
+
 def version():
-    """Version string of the loaded libgbs."""
+    """Version string of the loaded libgbs, e.g. "0.1.0"."""
     return lib.gbs_version().decode()
+
+
+def abi_version():
+    """ABI version of the loaded libgbs (GBS_ABI_VERSION of its header)."""
+    return int(lib.gbs_abi_version())
+
+
+def live_allocations():
+    """Objects the library has handed out and not yet had back (error
+    messages, warning lists, flows, tokens, ensemble runs): for leak tests."""
+    return int(lib.gbs_debug_live_allocations())
+
+
+def set_threads(n):
+    """Cap the number of threads that run library code at once (Go's
+    GOMAXPROCS); ``n=0`` only queries. Returns the previous value. Results
+    do not depend on it."""
+    n = int(n)
+    if n < 0:
+        raise ValueError("set_threads: n must be >= 0, not %d" % n)
+    prev = c_int32()
+    call(lib.gbs_set_threads, n, ctypes.byref(prev))
+    return int(prev.value)

@@ -1,173 +1,285 @@
 """gbs.Flow: the Gaussianizing normalizing flow, usable on its own."""
 
 import ctypes
+import os
 
 import numpy as np
 
 from . import _lib
-from .evidence import _as_c, _bounds
+from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
+from ._callbacks import run
 
-_dp = ctypes.POINTER(ctypes.c_double)
-
-
-def _ptr(a):
-    return a.ctypes.data_as(_dp)
+_WHITEN = {"cholesky": 0, "pca": 1, "none": 2}
+_ROTATION = {"max-sliced": 0, "random": 1}
 
 
 class Flow:
-    """A normalized density q fitted to samples (sliced iterative
-    Gaussianization): evaluate ``log_prob``, draw with ``sample``, map to and
-    from the Gaussianized space, save and load.
+    """A normalized density q fitted to samples by sliced iterative
+    Gaussianization: a whitening map, then layers that each choose
+    directions along which the data are least Gaussian and Gaussianize them
+    with monotone splines. ``log_prob`` integrates to one.
 
-    Create one with :meth:`Flow.fit` or :meth:`Flow.load`.
+    Create one with :meth:`Flow.fit` or :meth:`Flow.load`; then
+    :meth:`log_prob`, :meth:`sample`, :meth:`forward`, :meth:`inverse`,
+    :meth:`save`. A flow is immutable and may be used from several threads;
+    it pickles (as its serialized bytes).
+
+    Attributes
+    ----------
+    dim : int
+        Dimension d.
+    layers : int
+        Gaussianizing layers after the whitening.
     """
 
     def __init__(self, handle):
         self._handle = handle
-        info = _lib.FlowInfo()
-        info.size = ctypes.sizeof(info)
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_get_info(self._handle, ctypes.byref(info), ctypes.byref(err)), err)
+        info = _lib.new_struct(_lib.FlowInfo)
+        _lib.call(_lib.lib.gbs_flow_get_info, self._handle, ctypes.byref(info))
         self.dim, self.layers = int(info.dim), int(info.layers)
 
     @classmethod
-    def fit(cls, samples, *, weights=None, bounds=None, seed=None, max_layers=None,
-            layers=None, directions=None, knots=None, damping=None):
-        """Fit a flow to samples of shape (n, d) (or (n,) for d = 1).
+    def fit(cls, samples, *, bounds=None, seed=None, weights=None, max_layers=None, layers=None,
+            directions=None, knots=None, damping=None, bandwidth=None, validation_fraction=None,
+            whiten="cholesky", rotation="max-sliced", threads=None):
+        """Fit a flow to samples.
 
         Parameters
         ----------
+        samples : array_like, shape (n, d)
+            The points; (n,) for d = 1; a 3-d array (chains, draws, d) is
+            flattened. Converted to float64 (lists, float32 and strided
+            arrays are fine).
+        bounds : array_like, optional
+            Box of the support: shape (d, 2) (rows of low, high) or a pair
+            (lower, upper); ``±inf`` or None for an open side. q is then
+            zero outside, and every sample must lie strictly inside.
+        seed : int, optional
+            Seed of every random choice of the fit (the same seed, the same
+            flow); None draws a fresh one.
         weights : array_like, shape (n,), optional
             Non-negative weights of the samples.
-        bounds : array_like, shape (d, 2) or (2, d), optional
-            Box of the support (±inf for none): q is zero outside.
-        seed : int, optional
-            Seed of every random choice of the fit.
-        max_layers, layers, directions, knots, damping : optional
-            Flow settings; see include/gbs.h (gbs_flow_options).
+        max_layers : int, optional
+            Cap on the layers when a held-out set chooses their number
+            (default 12).
+        layers : int, optional
+            Exactly this many layers, no held-out set.
+        directions : int, optional
+            Directions per layer (default min(d, 128)).
+        knots : int, optional
+            Interior knots per spline (default sqrt(n) in [50, 200]).
+        damping : float, optional
+            Share of the way to Gaussian each layer moves, in (0, 1]
+            (default 0.9).
+        bandwidth : float, optional
+            Factor on Scott's kernel bandwidth (default 1).
+        validation_fraction : float, optional
+            Held-out share in (0, 0.5] (default 0.2).
+        whiten : {"cholesky", "pca", "none"}
+        rotation : {"max-sliced", "random"}
+        threads : int, optional
+            Threads for the fit and later use; default all.
+
+        Returns
+        -------
+        Flow
+
+        Raises
+        ------
+        ValueError
+            Bad shapes or data: NaN, a constant column, fewer than 2d
+            distinct points, points outside the bounds.
         """
-        x = _as_c(samples)
+        x = as_c(samples, "samples")
         if x.ndim == 1:
-            x = x[:, None]
+            x = x.reshape(-1, 1)
+        elif x.ndim == 3:
+            x = x.reshape(-1, x.shape[2])
         if x.ndim != 2:
             raise ValueError("samples must have shape (n, d), not %s" % (x.shape,))
         n, d = x.shape
-        opt = _lib.FlowOptions()
-        opt.size = ctypes.sizeof(opt)
-        opt.max_layers = int(max_layers or 0)
-        opt.layers = int(layers or 0)
-        opt.directions = int(directions or 0)
-        opt.knots = int(knots or 0)
+        if n == 0 or d == 0:
+            raise ValueError("samples of shape %s hold no points" % (x.shape,))
+        if whiten not in _WHITEN:
+            raise ValueError("whiten must be one of %s, not %r" % (sorted(_WHITEN), whiten))
+        if rotation not in _ROTATION:
+            raise ValueError("rotation must be one of %s, not %r" % (sorted(_ROTATION), rotation))
+        opt = _lib.new_struct(_lib.FlowOptions)
+        opt.max_layers = positive_int(max_layers, "max_layers")
+        opt.layers = positive_int(layers, "layers")
+        opt.directions = positive_int(directions, "directions")
+        opt.knots = positive_int(knots, "knots")
+        opt.threads = positive_int(threads, "threads")
+        opt.whiten = _WHITEN[whiten]
+        opt.rotation = _ROTATION[rotation]
         opt.damping = float(damping or 0)
-        opt.seed = int(seed or 0) & 0xFFFFFFFFFFFFFFFF
-        keep = []
+        opt.bandwidth = float(bandwidth or 0)
+        opt.validation_fraction = float(validation_fraction or 0)
+        opt.seed = seed_value(seed)
+        lo = hi = None
         if bounds is not None:
-            lo, hi = _bounds(bounds, d)
-            keep += [lo, hi]
-            opt.lower, opt.upper = _ptr(lo), _ptr(hi)
+            lo, hi = bounds_arrays(bounds, d)
+        opt.lower, opt.upper = ptr(lo), ptr(hi)
         w = None
         if weights is not None:
-            w = _as_c(weights).reshape(-1)
+            w = as_c(weights, "weights").reshape(-1)
             if w.shape != (n,):
-                raise ValueError("weights must have shape (%d,), not %s" % (n, w.shape))
+                raise ValueError("weights must have shape (%d,), not %s" % (n, np.shape(weights)))
         handle = ctypes.c_void_p()
-        err = _lib.new_error()
-        status = _lib.lib.gbs_flow_fit(_ptr(x), n, d, None if w is None else _ptr(w),
-                                       ctypes.byref(opt), ctypes.byref(handle), ctypes.byref(err))
-        _lib.check(status, err)
+
+        def call():
+            err = _lib.new_error()
+            return _lib.lib.gbs_flow_fit(ptr(x), n, d, ptr(w), ctypes.byref(opt),
+                                         ctypes.byref(handle), ctypes.byref(err)), err
+
+        def abandon(status, err):
+            # Ctrl-C during the fit: the caller has moved on; free what the
+            # fit produced (x, w, lo, hi stay alive in call's closure).
+            _lib.take_error(err)
+            if status == _lib.OK:
+                _lib.lib.gbs_flow_free(handle, None)
+
+        run(call, on_abandon=abandon)
         return cls(handle)
 
     def _points(self, x):
-        x = _as_c(x)
-        one = x.ndim == 1 and self.dim > 1 or x.ndim == 0
-        x = x.reshape(-1, self.dim) if x.ndim != 2 else x
-        if x.shape[1] != self.dim:
-            raise ValueError("points of dimension %d for a flow of dimension %d" % (x.shape[1], self.dim))
-        return x, one
+        """x as an (n, d) array, and whether it was one point."""
+        scalar = np.ndim(x) == 0
+        x = as_c(x, "x")  # (ascontiguousarray makes 0-d arrays 1-d)
+        d = self.dim
+        if scalar and d == 1:
+            return x.reshape(1, 1), True
+        if x.ndim == 1 and d == 1:
+            return x.reshape(-1, 1), False
+        if x.ndim == 1 and x.shape[0] == d:
+            return x.reshape(1, d), True
+        if x.ndim == 2 and x.shape[1] == d:
+            return x, False
+        raise ValueError("points of shape %s for a flow of dimension %d: give shape (n, %d) or (%d,)"
+                         % (x.shape, d, d, d))
 
     def log_prob(self, x):
-        """log q at x of shape (d,) (a float) or (n, d) (shape (n,))."""
+        """log q at the points x.
+
+        Parameters
+        ----------
+        x : array_like, shape (n, d) or (d,)
+            For d = 1, shape (n,) is n points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,), or a float for one point of shape (d,)
+            -inf outside the bounds, NaN at points with a NaN coordinate.
+        """
         x, one = self._points(x)
         out = np.empty(len(x))
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_log_prob(self._handle, _ptr(x), len(x), _ptr(out), ctypes.byref(err)), err)
+        if len(x):
+            _lib.call(_lib.lib.gbs_flow_log_prob, self._handle, ptr(x), len(x), ptr(out))
         return float(out[0]) if one else out
 
     def sample(self, n, seed=None, return_log_prob=False):
-        """Draw n points, shape (n, d); with return_log_prob also their log q."""
-        x = np.empty((int(n), self.dim))
-        lq = np.empty(int(n))
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_sample(self._handle, int(n), int(seed or 0) & 0xFFFFFFFFFFFFFFFF,
-                                            _ptr(x), _ptr(lq), ctypes.byref(err)), err)
+        """Draw n points from q.
+
+        Parameters
+        ----------
+        n : int
+        seed : int, optional
+            The same seed gives the same draws; None draws a fresh one.
+        return_log_prob : bool
+            Also return log q at the draws.
+
+        Returns
+        -------
+        x : numpy.ndarray, shape (n, d)
+        log_q : numpy.ndarray, shape (n,)
+            Only with ``return_log_prob=True``.
+        """
+        n = int(n)
+        if n < 0:
+            raise ValueError("n must be >= 0, not %d" % n)
+        x = np.empty((n, self.dim))
+        lq = np.empty(n)
+        if n:
+            _lib.call(_lib.lib.gbs_flow_sample, self._handle, n, seed_value(seed), ptr(x), ptr(lq))
         return (x, lq) if return_log_prob else x
 
     def _map(self, fn, x):
         x, _ = self._points(x)
         out = np.empty_like(x)
         ld = np.empty(len(x))
-        err = _lib.new_error()
-        _lib.check(fn(self._handle, _ptr(x), len(x), _ptr(out), _ptr(ld), ctypes.byref(err)), err)
+        if len(x):
+            _lib.call(fn, self._handle, ptr(x), len(x), ptr(out), ptr(ld))
         return out, ld
 
     def forward(self, x):
-        """Map x (n, d) to the Gaussianized space: (z, log|dz/dx|)."""
+        """Map points to the Gaussianized space.
+
+        Parameters
+        ----------
+        x : array_like, shape (n, d)
+
+        Returns
+        -------
+        z : numpy.ndarray, shape (n, d)
+            Standard normal when x follows q.
+        log_det : numpy.ndarray, shape (n,)
+            log |det dz/dx|, so that log q(x) = log N(z; 0, I) + log_det.
+        """
         return self._map(_lib.lib.gbs_flow_forward, x)
 
     def inverse(self, z):
-        """Map z (n, d) back: (x, log|dx/dz|)."""
+        """Map Gaussianized points back: returns x of shape (n, d) and
+        log |det dx/dz| of shape (n,)."""
         return self._map(_lib.lib.gbs_flow_inverse, z)
 
     @property
     def warnings(self):
-        """Fallbacks taken during the fit, as a list of strings."""
+        """Fallbacks taken during the fit, as a list of str."""
         arr = ctypes.POINTER(ctypes.c_char_p)()
         n = ctypes.c_int64()
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_warnings(self._handle, ctypes.byref(arr), ctypes.byref(n), ctypes.byref(err)), err)
-        out = [arr[i].decode() for i in range(n.value)]
-        _lib.lib.gbs_free_warnings(arr)
-        return out
+        _lib.call(_lib.lib.gbs_flow_warnings, self._handle, ctypes.byref(arr), ctypes.byref(n))
+        return _lib.take_warnings(arr, n.value)
 
     def save(self, path):
-        """Write the flow to a file."""
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_save(self._handle, str(path).encode(), ctypes.byref(err)), err)
+        """Write the flow to a file (the library's binary format)."""
+        _lib.call(_lib.lib.gbs_flow_save, self._handle, os.fsencode(path))
 
     @classmethod
     def load(cls, path):
         """Read a flow written by :meth:`save`."""
         handle = ctypes.c_void_p()
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_load(str(path).encode(), ctypes.byref(handle), ctypes.byref(err)), err)
+        _lib.call(_lib.lib.gbs_flow_load, os.fsencode(path), ctypes.byref(handle))
         return cls(handle)
 
     def to_bytes(self):
-        """The serialized flow (the bytes :meth:`save` writes)."""
+        """The serialized flow: the bytes :meth:`save` writes."""
         n = ctypes.c_int64()
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_to_buffer(self._handle, None, 0, ctypes.byref(n), ctypes.byref(err)), err)
-        buf = ctypes.create_string_buffer(n.value)
-        _lib.check(_lib.lib.gbs_flow_to_buffer(self._handle, buf, n.value, ctypes.byref(n), ctypes.byref(err)), err)
-        return buf.raw
+        _lib.call(_lib.lib.gbs_flow_to_buffer, self._handle, None, 0, ctypes.byref(n))
+        buf = ctypes.create_string_buffer(max(1, n.value))
+        _lib.call(_lib.lib.gbs_flow_to_buffer, self._handle, buf, n.value, ctypes.byref(n))
+        return buf.raw[: n.value]
 
     @classmethod
     def from_bytes(cls, data):
         """A flow from the bytes of :meth:`to_bytes`."""
         data = bytes(data)
         handle = ctypes.c_void_p()
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_flow_from_buffer(data, len(data), ctypes.byref(handle), ctypes.byref(err)), err)
+        _lib.call(_lib.lib.gbs_flow_from_buffer, data, len(data), ctypes.byref(handle))
         return cls(handle)
 
     def __reduce__(self):
         return (Flow.from_bytes, (self.to_bytes(),))
 
-    def __del__(self):
+    def close(self):
+        """Release the library's flow now (otherwise when the object is
+        garbage collected)."""
         handle = getattr(self, "_handle", None)
-        if handle:
+        self._handle = None
+        if handle and _lib.lib is not None:
             _lib.lib.gbs_flow_free(handle, None)
-            self._handle = None
+
+    def __del__(self):
+        self.close()
 
     def __repr__(self):
         return "Flow(dim=%d, layers=%d)" % (self.dim, self.layers)

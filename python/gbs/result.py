@@ -1,39 +1,52 @@
 """The result of an evidence computation."""
 
 import html
+import math
 
 import numpy as np
 
 
 class Result:
-    """ln Z with its error and the facts behind it.
+    """ln Z with its error and the facts behind it, as returned by
+    :func:`gbs.evidence`.
 
     Attributes
     ----------
     logz : float
-        Estimate of ln Z (natural log).
+        Estimate of ln Z, the natural log of the integral of p.
     logzerr : float
-        Its standard error (from the relative mean squared error of the
-        estimator, with the chains' autocorrelation).
+        Its standard error, sqrt(re2_p + re2_q): the square root of the
+        estimator's relative mean squared error, with the chains'
+        autocorrelation (an error of ln Z, in nats).
     ncall : int
-        Log-density evaluations made by the evidence computation.
-    n_p, n_q : int
-        Posterior draws used by the estimator, proposal draws.
+        Log-density evaluations made by this computation (the sampler's are
+        not counted).
+    n_p : int
+        Posterior draws the estimator compared with the proposal.
+    n_q : int
+        Proposal draws.
     tau : float
-        Integrated autocorrelation time used for the posterior side (1 for
-        independent draws).
+        Integrated autocorrelation time (in draws) used for the posterior
+        side; 1 for independent draws.
     re2_p, re2_q : float
         Posterior and proposal terms of the squared relative error.
     method : str
         "bridge", "is", "hm" or "warp3".
     warnings : list of str
-        Conditions that may make the result less reliable.
+        Conditions that make the result less reliable (chains too short for
+        the autocorrelation time, proposal fit fallbacks...). Empty when all
+        is well.
     trace : numpy.ndarray, shape (k, 3)
-        Rows (n_q, ln Z, error) from growing numbers of proposal draws.
+        Rows (n_q, ln Z, error): the estimate from the first n_q proposal
+        draws, for increasing n_q; the last row is the final estimate.
+    seed : int
+        The seed used (pass it back to reproduce the result).
+    n_chains, n_draws, dim : int
+        The layout of the samples: chains, draws per chain, dimension d.
     """
 
-    def __init__(self, logz, logzerr, ncall, n_p, n_q, tau, re2_p, re2_q,
-                 method, warnings, trace):
+    def __init__(self, logz, logzerr, ncall, n_p, n_q, tau, re2_p, re2_q, method, warnings,
+                 trace, seed=None, n_chains=None, n_draws=None, dim=None):
         self.logz = float(logz)
         self.logzerr = float(logzerr)
         self.ncall = int(ncall)
@@ -45,15 +58,48 @@ class Result:
         self.method = method
         self.warnings = list(warnings)
         self.trace = np.asarray(trace, dtype=float).reshape(-1, 3)
+        self.seed = seed
+        self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
+        self._context = None
+
+    # -- text ----------------------------------------------------------------
+
+    @property
+    def z(self):
+        """exp(logz); may overflow to inf (use logz)."""
+        try:
+            return math.exp(self.logz)
+        except OverflowError:
+            return math.inf
+
+    def as_dict(self):
+        """The scalar fields and the warnings as a dict (JSON-friendly)."""
+        keys = ("logz", "logzerr", "ncall", "n_p", "n_q", "tau", "re2_p", "re2_q", "method",
+                "seed", "n_chains", "n_draws", "dim")
+        out = {k: getattr(self, k) for k in keys}
+        out["warnings"] = list(self.warnings)
+        out["trace"] = self.trace.tolist()
+        return out
+
+    def _share_q(self):
+        tot = self.re2_p + self.re2_q
+        return self.re2_q / tot if tot > 0 else 0.0
 
     def summary(self):
-        """Return a short multi-line text summary (also printed by print())."""
+        """A short multi-line text summary (also what ``print(result)``
+        shows)."""
+        layout = ""
+        if self.n_chains is not None:
+            layout = "  samples: %d chain%s x %d draws, d = %d\n" % (
+                self.n_chains, "" if self.n_chains == 1 else "s", self.n_draws, self.dim)
         lines = [
-            "gbs %s evidence" % self.method,
+            "gbs evidence (%s)" % _METHOD_TITLES.get(self.method, self.method),
             "  ln Z = %.4f +/- %.4f" % (self.logz, self.logzerr),
-            "  n_p = %d, n_q = %d, log-density calls = %d, tau = %.3g"
-            % (self.n_p, self.n_q, self.ncall, self.tau),
+            layout.rstrip("\n"),
+            "  n_p = %d, n_q = %d, log-density calls = %d" % (self.n_p, self.n_q, self.ncall),
+            "  tau = %.3g, error share of the proposal = %.0f%%" % (self.tau, 100 * self._share_q()),
         ]
+        lines = [ln for ln in lines if ln]
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines)
 
@@ -61,103 +107,169 @@ class Result:
         return self.summary()
 
     def __repr__(self):
-        return ("Result(logz=%.6g, logzerr=%.3g, method=%r, n_p=%d, n_q=%d)"
-                % (self.logz, self.logzerr, self.method, self.n_p, self.n_q))
+        return ("Result(logz=%.6g, logzerr=%.3g, method=%r, n_p=%d, n_q=%d, ncall=%d%s)"
+                % (self.logz, self.logzerr, self.method, self.n_p, self.n_q, self.ncall,
+                   ", warnings=%d" % len(self.warnings) if self.warnings else ""))
 
     def _repr_html_(self):
-        rows = [("ln Z", "%.4f &plusmn; %.4f" % (self.logz, self.logzerr)),
-                ("method", html.escape(self.method)),
+        rows = [("ln Z", "<b>%.4f</b> &plusmn; %.4f" % (self.logz, self.logzerr)),
+                ("method", html.escape(_METHOD_TITLES.get(self.method, self.method))),
                 ("n<sub>p</sub> / n<sub>q</sub>", "%d / %d" % (self.n_p, self.n_q)),
                 ("log-density calls", "%d" % self.ncall),
-                ("&tau;", "%.3g" % self.tau)]
-        body = "".join("<tr><th style='text-align:left'>%s</th><td>%s</td></tr>" % r
-                       for r in rows)
+                ("&tau;", "%.3g" % self.tau),
+                ("error share of q", "%.0f%%" % (100 * self._share_q())),
+                ("seed", html.escape(str(self.seed)))]
+        if self.n_chains is not None:
+            rows.insert(2, ("samples", "%d &times; %d, d = %d" % (self.n_chains, self.n_draws, self.dim)))
+        body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
+                       % r for r in rows)
         warn = "".join("<li>%s</li>" % html.escape(w) for w in self.warnings)
         if warn:
-            warn = "<p><b>Warnings</b></p><ul>%s</ul>" % warn
-        return "<table>%s</table>%s" % (body, warn)
+            warn = "<p style='color:#a15c00'><b>Warnings</b></p><ul>%s</ul>" % warn
+        return "<div><p><b>gbs.Result</b></p><table>%s</table>%s</div>" % (body, warn)
 
-    def proposal_draws(self, n=2000):
-        """n draws, shape (n, d), of the proposal q the estimator used,
-        rebuilt from the same draws, bounds and seed (None for warp3, whose
-        proposal is the Gaussian of the fitted half)."""
-        from .evidence import derive_seed, fit_half
+    def _repr_pretty_(self, p, cycle):
+        p.text(self.summary() if not cycle else "Result(...)")
+
+    # -- pickling: the samples are not part of the result ---------------------
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_context"] = None
+        return state
+
+    # -- the proposal and the plot -------------------------------------------
+
+    def proposal_draws(self, n=2000, seed=None):
+        """n draws of the proposal q the estimator used, shape (n, d).
+
+        q is fitted again from the same draws, bounds and seed, as the
+        library does (for "warp3": the Gaussian of the fitted half).
+
+        Raises
+        ------
+        ValueError
+            If the result was not made by :func:`gbs.evidence` in this
+            process (an unpickled result holds no samples).
+        """
         from .flow import Flow
 
-        ctx = getattr(self, "_context", None)
+        ctx = self._context
         if ctx is None:
-            raise ValueError("this Result does not come from gbs.evidence")
+            raise ValueError("this Result holds no samples (it was not made by gbs.evidence in "
+                             "this process)")
         x = ctx["x"]
         fit = x.reshape(-1, x.shape[2]) if self.method == "is" else fit_half(x)
+        draw_seed = ctx["seed"] if seed is None else seed
         if self.method == "warp3":
-            rng = np.random.default_rng(ctx["seed"])
+            rng = np.random.default_rng(draw_seed)
             return rng.multivariate_normal(fit.mean(axis=0), np.atleast_2d(np.cov(fit.T)), size=n)
         bounds = None if ctx["lower"] is None else np.column_stack([ctx["lower"], ctx["upper"]])
         flow = Flow.fit(fit, bounds=bounds, seed=derive_seed(ctx["seed"], 1))
-        return flow.sample(n, seed=ctx["seed"])
+        return flow.sample(n, seed=draw_seed)
 
-    def plot(self, exact=None, dims=None, n=2000):
-        """Corner-style plot of posterior draws against proposal draws, and
+    def plot(self, exact=None, dims=None, n=2000, labels=None, fig=None):
+        """Posterior draws against proposal draws (corner style) above
         ln Z against the number of proposal draws.
 
         Parameters
         ----------
         exact : float, optional
-            A reference value of ln Z drawn as a horizontal line.
+            A reference ln Z, drawn as a horizontal line.
         dims : sequence of int, optional
-            Coordinates shown in the corner plot; default the first four.
+            Coordinates in the corner plot; default the first four.
         n : int
-            Points of each kind shown.
+            Points of each kind in the corner plot.
+        labels : sequence of str, optional
+            Names of the coordinates in ``dims``.
+        fig : matplotlib.figure.Figure, optional
+            Figure to draw into (default: a new one).
 
         Returns
         -------
         matplotlib.figure.Figure
+            Save it with ``fig.savefig("gbs.png")``.
         """
-        import matplotlib.pyplot as plt
-
-        ctx = getattr(self, "_context", None)
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("Result.plot needs matplotlib: pip install 'gbs[plot]' "
+                              "(or pip install matplotlib)") from None
+        ctx = self._context
         if ctx is None:
-            fig, ax = plt.subplots(figsize=(5, 3.5))
-            self._plot_trace(ax, exact)
+            fig = fig or plt.figure(figsize=(5.5, 3.5))
+            self._plot_trace(fig.add_subplot(1, 1, 1), exact)
             fig.tight_layout()
             return fig
         x = ctx["x"].reshape(-1, ctx["x"].shape[2])
-        dims = list(range(min(4, x.shape[1]))) if dims is None else list(dims)
+        d = x.shape[1]
+        dims = list(range(min(4, d))) if dims is None else [int(i) for i in dims]
+        if not dims or min(dims) < 0 or max(dims) >= d:
+            raise ValueError("dims must be coordinates in 0..%d, not %r" % (d - 1, dims))
+        if labels is None:
+            labels = ["$x_{%d}$" % i for i in dims]
         k = len(dims)
         p = x[np.random.default_rng(0).choice(len(x), size=min(n, len(x)), replace=False)]
         q = self.proposal_draws(n)
-        fig = plt.figure(figsize=(2.4 * k + 1.5, 2.4 * k + 2.4))
-        grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.1], hspace=0.45, wspace=0.3)
-        axes = [[fig.add_subplot(grid[i, j]) if j <= i else None for j in range(k)] for i in range(k)]
+        size = 2.2 * k + 1.6
+        fig = fig or plt.figure(figsize=(size, size + 2.2))
+        grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.2], hspace=0.45, wspace=0.3)
         for i, a in enumerate(dims):
-            for j, b in enumerate(dims):
-                ax = axes[i][j]
-                if ax is None:
-                    continue
+            for j, b in enumerate(dims[: i + 1]):
+                ax = fig.add_subplot(grid[i, j])
                 if i == j:
                     lo, hi = np.percentile(np.concatenate([p[:, a], q[:, a]]), [0.5, 99.5])
-                    bins = np.linspace(lo, hi, 40)
-                    ax.hist(p[:, a], bins=bins, density=True, histtype="step", label="posterior")
-                    ax.hist(q[:, a], bins=bins, density=True, histtype="step", label="proposal q")
+                    bins = np.linspace(lo, hi, 40) if hi > lo else 20
+                    ax.hist(p[:, a], bins=bins, density=True, histtype="step", color="C0",
+                            label="posterior draws")
+                    ax.hist(q[:, a], bins=bins, density=True, histtype="step", color="C1",
+                            label="proposal q")
                     ax.set_yticks([])
+                    if i == 0:
+                        ax.legend(fontsize=7, loc="upper left", frameon=False)
                 else:
-                    ax.plot(q[:, b], q[:, a], ".", ms=1.5, alpha=0.4, color="C1")
-                    ax.plot(p[:, b], p[:, a], ".", ms=1.5, alpha=0.4, color="C0")
+                    ax.plot(q[:, b], q[:, a], ".", ms=1.5, alpha=0.35, color="C1", rasterized=True)
+                    ax.plot(p[:, b], p[:, a], ".", ms=1.5, alpha=0.35, color="C0", rasterized=True)
+                    if j == 0:
+                        ax.set_ylabel(labels[i])
                 if i == k - 1:
-                    ax.set_xlabel("x%d" % b)
-                if j == 0 and i != j:
-                    ax.set_ylabel("x%d" % a)
-        axes[0][0].legend(fontsize=7, loc="upper left")
+                    ax.set_xlabel(labels[j])
         self._plot_trace(fig.add_subplot(grid[k, :]), exact)
         return fig
 
     def _plot_trace(self, ax, exact):
         t = self.trace
-        ax.errorbar(t[:, 0], t[:, 1], yerr=t[:, 2], fmt="o-", capsize=3,
-                    label="gbs (%s)" % self.method)
+        if len(t):
+            ax.errorbar(t[:, 0], t[:, 1], yerr=t[:, 2], fmt="o-", capsize=3,
+                        label="gbs (%s)" % self.method)
         if exact is not None:
             ax.axhline(exact, color="k", lw=1, ls="--", label="exact")
-        ax.set_xscale("log")
+        if len(t) and t[:, 0].max() > 2 * t[:, 0].min():
+            ax.set_xscale("log")
         ax.set_xlabel("proposal draws $n_q$")
         ax.set_ylabel(r"$\ln Z$")
         ax.legend(fontsize=8)
+
+
+_METHOD_TITLES = {"bridge": "Gaussianized bridge sampling", "is": "importance sampling",
+                  "hm": "reciprocal importance sampling (harmonic mean)",
+                  "warp3": "warp-III bridge sampling"}
+
+
+def fit_half(x):
+    """The draws the estimator fits its proposal on (gbs/split.go): the
+    first half of the chains, or of the draws of a single chain."""
+    nc, nd, d = x.shape
+    if nc >= 2:
+        return x[: nc // 2].reshape(-1, d)
+    return x[0, : nd // 2]
+
+
+def derive_seed(seed, stream):
+    """gbs/evidence.go's deriveSeed (a splitmix64 finalizer): the seed of
+    the proposal fit is derive_seed(seed, 1)."""
+    m = (1 << 64) - 1
+    z = (seed + stream * 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)

@@ -1,161 +1,196 @@
-"""gbs.sample: NUTS chains from Python, ready for gbs.evidence."""
+"""gbs.sample (NUTS) and gbs.sample_ensemble: draws from Python, ready for
+gbs.evidence."""
 
 import ctypes
 
 import numpy as np
 
 from . import _lib
-from ._call import CallbackBox, new_token, run
-from .evidence import _as_c, _batch_function, _bounds
+from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
+from ._callbacks import BatchCallback, GradCallback, run
+from .evidence import batch_function
 
-_dp = ctypes.POINTER(ctypes.c_double)
 _METRICS = {"diag": 0, "dense": 1, "unit": 2}
+_MOVES = {"stretch": 0, "de": 1}
 
 
 class Samples:
-    """NUTS draws with their log densities and sampler statistics.
+    """Draws of a sampler with their log densities and statistics; pass it
+    to :func:`gbs.evidence` as the samples.
 
     Attributes
     ----------
     draws : numpy.ndarray, shape (chains, draws, d)
     log_prob : numpy.ndarray, shape (chains, draws)
-        log p at the draws (reused by :func:`gbs.evidence`).
+        log p at the draws (reused by :func:`gbs.evidence`, which then does
+        not evaluate them again).
     ncall : int
-        Gradient evaluations, warm-up included.
+        Log-density (NUTS: gradient) evaluations of the run, warm-up
+        included; feeds the adaptive n_q rule of :func:`gbs.evidence`.
     stats : list of dict
-        Per chain: step_size, mean_accept, mean_tree_depth, divergences,
-        warmup_divergences, max_depth_hits, leapfrogs, grad_calls.
+        NUTS, per chain: step_size, mean_accept, mean_tree_depth,
+        divergences, warmup_divergences, max_depth_hits, leapfrogs,
+        grad_calls. Ensemble: one dict with burn, thin, tau_max,
+        acceptance.
+    warnings : list of str
+    seed : int
+        The seed used.
     """
 
-    def __init__(self, draws, log_prob, stats, ncall=None, warnings=()):
+    def __init__(self, draws, log_prob, stats, ncall=None, warnings=(), seed=None):
         self.draws, self.log_prob, self.stats = draws, log_prob, stats
-        self.ncall = int(sum(s["grad_calls"] for s in stats)) if ncall is None else int(ncall)
+        self.ncall = int(sum(s.get("grad_calls", 0) for s in stats)) if ncall is None else int(ncall)
         self.warnings = list(warnings)
+        self.seed = seed
 
     @property
     def divergences(self):
-        """Divergent transitions after warm-up, over all chains (NUTS)."""
+        """Divergent NUTS transitions after warm-up, over all chains."""
         return int(sum(s.get("divergences", 0) for s in self.stats))
+
+    @property
+    def shape(self):
+        """(chains, draws, d)."""
+        return self.draws.shape
 
     def __repr__(self):
         c, n, d = self.draws.shape
-        return "Samples(chains=%d, draws=%d, d=%d, divergences=%d)" % (c, n, d, self.divergences)
-
-
-class _GradBox:
-    def __init__(self, fn):
-        self.fn, self.exc = fn, None
-        import threading
-        self.stop = threading.Event()
-
-    def __call__(self, x_ptr, d, logp_ptr, grad_ptr, _user):
-        try:
-            if self.stop.is_set():
-                raise KeyboardInterrupt
-            x = np.ctypeslib.as_array(x_ptr, shape=(d,)).copy()
-            lp, g = self.fn(x)
-            logp_ptr[0] = float(lp)
-            np.ctypeslib.as_array(grad_ptr, shape=(d,))[:] = np.asarray(g, dtype=np.float64).reshape(d)
-            return 0
-        except BaseException as exc:
-            if self.exc is None:
-                self.exc = exc
-            return 1
+        return "Samples(chains=%d, draws=%d, d=%d, ncall=%d, divergences=%d)" % (
+            c, n, d, self.ncall, self.divergences)
 
 
 def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, seed=None,
-           bounds=None, target_accept=None, max_depth=None, metric="diag", args=(), kwargs=None):
-    """Draw from p with the No-U-Turn sampler (Stan's adaptation).
+           bounds=None, target_accept=None, max_depth=None, metric="diag", step_size=None,
+           args=(), kwargs=None):
+    """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
+    warm-up: dual-averaging step size, metric adapted in doubling windows).
 
     Parameters
     ----------
     log_prob_and_grad : callable
-        ``log_prob_and_grad(x, *args, **kwargs)`` for x of shape (d,)
-        returns ``(log p, gradient of shape (d,))``.
+        ``log_prob_and_grad(x, *args, **kwargs)``, for one point x of shape
+        (d,), returns ``(log p, gradient)`` with the gradient of shape
+        (d,). -inf (or NaN) log p marks a point outside the support.
     x0 : array_like, shape (d,) or (n_chains, d)
-        Starting point(s); log p must be finite there.
-    n_draws, n_warmup : int
-        Kept draws and adaptation iterations per chain.
-    n_chains : int
-        Chains (ignored when x0 gives one point per chain).
-    bounds : array_like, shape (d, 2) or (2, d), optional
-        Box of the support: sampled in unconstrained coordinates.
-    target_accept, max_depth : optional
-        NUTS settings (defaults 0.8 and 10).
+        Starting point(s), where log p is finite; one point is used for
+        every chain.
+    n_draws : int, default 1000
+        Kept draws per chain.
+    n_warmup : int, default 1000
+        Adaptation iterations per chain (0: none, with a unit metric and
+        ``step_size``).
+    n_chains : int, default 4
+        Chains (when x0 is one point).
+    seed : int, optional
+        Chain c uses its own stream from (seed, c): the same seed gives the
+        same draws. None draws a fresh one (``Samples.seed``).
+    bounds : array_like, optional
+        Box of the support (shape (d, 2) or (lower, upper)); the density
+        itself must return -inf outside it.
+    target_accept : float, optional
+        Target acceptance statistic of the step-size adaptation (default
+        0.8; 0.95 is safer for the evidence of funnel-like targets).
+    max_depth : int, optional
+        Maximal tree depth (default 10).
     metric : {"diag", "dense", "unit"}
+    step_size : float, optional
+        Initial step size (default: a heuristic).
+    args, kwargs : optional
+        Extra arguments of ``log_prob_and_grad``.
 
     Returns
     -------
     Samples
-        Pass it to :func:`gbs.evidence` as the samples.
+        ``draws`` (chains, draws, d), ``log_prob`` (chains, draws), per-chain
+        ``stats``; ``gbs.evidence(log_prob, samples)`` uses them directly.
     """
+    if not callable(log_prob_and_grad):
+        raise TypeError("log_prob_and_grad must be callable")
     kwargs = {} if kwargs is None else dict(kwargs)
-    x0 = _as_c(x0)
+    args = tuple(args)
+    x0 = as_c(x0, "x0")
+    if x0.ndim == 0:
+        x0 = x0.reshape(1)
     if x0.ndim == 1:
-        x0 = np.tile(x0, (int(n_chains), 1))
-    if x0.ndim != 2:
+        x0 = np.ascontiguousarray(np.tile(x0, (positive_int(n_chains, "n_chains", False), 1)))
+    if x0.ndim != 2 or x0.shape[1] == 0:
         raise ValueError("x0 must have shape (d,) or (n_chains, d), not %s" % (x0.shape,))
     nc, d = x0.shape
     if metric not in _METRICS:
         raise ValueError("metric must be one of %s, not %r" % (sorted(_METRICS), metric))
-    box = _GradBox(lambda x: log_prob_and_grad(x, *args, **kwargs))
-    cb = _lib.LOG_DENSITY_GRAD_FN(box)
-    opt = _lib.NutsOptions()
-    opt.size = ctypes.sizeof(opt)
-    opt.warmup = int(n_warmup) if n_warmup > 0 else -1
-    opt.max_depth = int(max_depth or 0)
+    n_draws = positive_int(n_draws, "n_draws", False)
+    n_warmup = int(n_warmup)
+    if n_warmup < 0:
+        raise ValueError("n_warmup must be >= 0, not %d" % n_warmup)
+    cb = GradCallback(lambda x: log_prob_and_grad(x, *args, **kwargs))
+    opt = _lib.new_struct(_lib.NutsOptions)
+    opt.warmup = n_warmup if n_warmup > 0 else -1
+    opt.max_depth = positive_int(max_depth, "max_depth")
     opt.metric = _METRICS[metric]
     opt.target_accept = float(target_accept or 0)
-    opt.seed = int(seed or 0) & 0xFFFFFFFFFFFFFFFF
-    opt.init = x0.ctypes.data_as(_dp)
-    keep = [x0]
+    opt.step_size = float(step_size or 0)
+    seed = seed_value(seed)
+    opt.seed = seed
+    opt.init = ptr(x0)
+    lo = hi = None
     if bounds is not None:
-        lo, hi = _bounds(bounds, d)
-        keep += [lo, hi]
-        opt.lower, opt.upper = lo.ctypes.data_as(_dp), hi.ctypes.data_as(_dp)
-    token = new_token()
+        lo, hi = bounds_arrays(bounds, d)
+    opt.lower, opt.upper = ptr(lo), ptr(hi)
+    token = _lib.CancelToken()
     opt.cancel = token.handle
-    draws = np.empty((nc, int(n_draws), d))
-    logp = np.empty((nc, int(n_draws)))
+    draws = np.empty((nc, n_draws, d))
+    logp = np.empty((nc, n_draws))
     stats = (_lib.NutsChainStats * nc)()
     for s in stats:
         s.size = ctypes.sizeof(_lib.NutsChainStats)
 
     def call():
         err = _lib.new_error()
-        st = _lib.lib.gbs_nuts_sample(cb, None, d, nc, int(n_draws), ctypes.byref(opt),
-                                      draws.ctypes.data_as(_dp), logp.ctypes.data_as(_dp), stats,
-                                      ctypes.byref(err))
-        return st, err
+        return _lib.lib.gbs_nuts_sample(cb.cfunc, None, d, nc, n_draws, ctypes.byref(opt), ptr(draws),
+                                        ptr(logp), stats, ctypes.byref(err)), err
 
-    run(call, boxes=[box], token=token)
-    del keep
+    run(call, callbacks=[cb], token=token)
     names = [f for f, _ in _lib.NutsChainStats._fields_ if f != "size"]
-    return Samples(draws, logp, [{k: getattr(s, k) for k in names} for s in stats])
-
-
-_MOVES = {"stretch": 0, "de": 1}
+    st = [{k: getattr(s, k) for k in names} for s in stats]
+    warnings = []
+    div = sum(s["divergences"] for s in st)
+    if div:
+        warnings.append("%d divergent transitions after warm-up: the draws (and ln Z from them) may "
+                        "be biased; raise target_accept" % div)
+    return Samples(draws, logp, st, warnings=warnings, seed=seed)
 
 
 def sample_ensemble(log_prob, x0=None, *, ndim=None, walkers=None, steps=5000, burn=None, thin=None,
-                    move="stretch", seed=None, bounds=None, vectorize=False, args=(), kwargs=None):
-    """Draw from p with the affine-invariant ensemble sampler (the
-    gradient-free path; Goodman & Weare's stretch move, as emcee).
+                    move="stretch", a=None, seed=None, bounds=None, vectorize=False, args=(),
+                    kwargs=None):
+    """Draw from p with the affine-invariant ensemble sampler (Goodman &
+    Weare's stretch move, as emcee, run in Go): the gradient-free path.
 
     Parameters
     ----------
     log_prob : callable
-        As for :func:`gbs.evidence`: one point (d,) → float, or with
-        ``vectorize=True`` (n, d) → (n,); each call then receives the whole
+        As for :func:`gbs.evidence`: one point (d,) -> float, or with
+        ``vectorize=True`` (n, d) -> (n,); each call then receives a whole
         half-ensemble.
     x0 : array_like, shape (walkers, d), optional
-        Starting walkers; otherwise uniform in ``bounds`` (shape (d, 2)),
+        Starting walkers (finite log p). Otherwise uniform in ``bounds``,
         or a small ball around the origin (give ``ndim``).
-    walkers, steps, burn, thin : int, optional
-        Ensemble size (even, >= 2d; default max(32, 2d+2)), steps per walker
-        including burn-in, and burn-in and thinning (default: chosen from
-        the autocorrelation time).
+    ndim : int, optional
+        d, when neither x0 nor bounds gives it.
+    walkers : int, optional
+        Ensemble size: even and >= 2d; default max(32, 2d + 2).
+    steps : int, default 5000
+        Steps per walker, burn-in included.
+    burn, thin : int, optional
+        Burn-in steps and thinning; default: chosen from the
+        autocorrelation time.
     move : {"stretch", "de"}
+    a : float, optional
+        Stretch scale (default 2).
+    seed : int, optional
+        None draws a fresh one (``Samples.seed``).
+    bounds : array_like, optional
+        Box of the starting walkers (shape (d, 2) or (lower, upper)).
 
     Returns
     -------
@@ -163,63 +198,64 @@ def sample_ensemble(log_prob, x0=None, *, ndim=None, walkers=None, steps=5000, b
         Walkers are the chains; pass it to :func:`gbs.evidence`.
     """
     kwargs = {} if kwargs is None else dict(kwargs)
-    keep = []
-    opt = _lib.EnsembleOptions()
-    opt.size = ctypes.sizeof(opt)
+    args = tuple(args)
+    opt = _lib.new_struct(_lib.EnsembleOptions)
+    init = None
     if x0 is not None:
-        x0 = _as_c(x0)
-        if x0.ndim != 2:
-            raise ValueError("x0 must have shape (walkers, d), not %s" % (x0.shape,))
-        walkers, d = x0.shape
-        opt.init = x0.ctypes.data_as(_dp)
-        keep.append(x0)
+        init = as_c(x0, "x0")
+        if init.ndim != 2:
+            raise ValueError("x0 must have shape (walkers, d), not %s" % (init.shape,))
+        nw, d = init.shape
+        if walkers is not None and int(walkers) != nw:
+            raise ValueError("walkers = %s but x0 holds %d walkers" % (walkers, nw))
+        walkers = nw
     elif bounds is not None:
-        d = np.asarray(bounds).shape[0] if np.asarray(bounds).shape[-1] == 2 else np.asarray(bounds).shape[1]
+        b = np.shape(bounds)
+        d = b[0] if len(b) == 2 and b[1] == 2 and not isinstance(bounds, tuple) else b[-1]
     elif ndim is not None:
-        d = int(ndim)
+        d = positive_int(ndim, "ndim", False)
     else:
         raise ValueError("give x0, bounds or ndim")
+    if ndim is not None and int(ndim) != d:
+        raise ValueError("ndim = %s but the starting points or bounds have d = %d" % (ndim, d))
+    lo = hi = None
     if bounds is not None:
-        lo, hi = _bounds(bounds, d)
-        keep += [lo, hi]
-        opt.lower, opt.upper = lo.ctypes.data_as(_dp), hi.ctypes.data_as(_dp)
+        lo, hi = bounds_arrays(bounds, d)
+    opt.init, opt.lower, opt.upper = ptr(init), ptr(lo), ptr(hi)
     if move not in _MOVES:
         raise ValueError("move must be one of %s, not %r" % (sorted(_MOVES), move))
-    opt.walkers = int(walkers or 0)
-    opt.steps = int(steps or 0)
+    opt.walkers = positive_int(walkers, "walkers")
+    opt.steps = positive_int(steps, "steps")
     opt.burn = int(burn or 0)
-    opt.thin = int(thin or 0)
+    opt.thin = positive_int(thin, "thin")
     opt.move = _MOVES[move]
-    opt.seed = int(seed or 0) & 0xFFFFFFFFFFFFFFFF
-    box = CallbackBox(None)
-    box.batch_fn = _batch_function(log_prob, vectorize, args, kwargs, None, d, box.stop)
-    cb = _lib.LOG_DENSITY_FN(box)
-    token = new_token()
+    opt.a = float(a or 0)
+    seed = seed_value(seed)
+    opt.seed = seed
+    cb = BatchCallback(None)
+    cb.batch_fn = batch_function(log_prob, vectorize, args, kwargs, None, cb.stop)
+    token = _lib.CancelToken()
     opt.cancel = token.handle
     handle = ctypes.c_void_p()
 
     def call():
         err = _lib.new_error()
-        return _lib.lib.gbs_ensemble_sample(cb, None, d, ctypes.byref(opt), ctypes.byref(handle),
+        return _lib.lib.gbs_ensemble_sample(cb.cfunc, None, d, ctypes.byref(opt), ctypes.byref(handle),
                                             ctypes.byref(err)), err
 
-    run(call, boxes=[box], token=token)
+    run(call, callbacks=[cb], token=token)
     try:
-        info = _lib.EnsembleInfo()
-        info.size = ctypes.sizeof(info)
-        err = _lib.new_error()
-        _lib.check(_lib.lib.gbs_ensemble_get_info(handle, ctypes.byref(info), ctypes.byref(err)), err)
+        info = _lib.new_struct(_lib.EnsembleInfo)
+        _lib.call(_lib.lib.gbs_ensemble_get_info, handle, ctypes.byref(info))
         draws = np.empty((info.walkers, info.draws, d))
         logp = np.empty((info.walkers, info.draws))
-        _lib.check(_lib.lib.gbs_ensemble_get_draws(handle, draws.ctypes.data_as(_dp), logp.ctypes.data_as(_dp),
-                                                   ctypes.byref(err)), err)
+        _lib.call(_lib.lib.gbs_ensemble_get_draws, handle, ptr(draws), ptr(logp))
         arr = ctypes.POINTER(ctypes.c_char_p)()
         n = ctypes.c_int64()
-        _lib.check(_lib.lib.gbs_ensemble_warnings(handle, ctypes.byref(arr), ctypes.byref(n), ctypes.byref(err)), err)
-        warnings = [arr[i].decode() for i in range(n.value)]
-        _lib.lib.gbs_free_warnings(arr)
+        _lib.call(_lib.lib.gbs_ensemble_warnings, handle, ctypes.byref(arr), ctypes.byref(n))
+        warnings = _lib.take_warnings(arr, n.value)
     finally:
         _lib.lib.gbs_ensemble_free(handle, None)
-    del keep
-    stats = [{"burn": info.burn, "thin": info.thin, "tau_max": info.tau_max, "acceptance": info.acceptance}]
-    return Samples(draws, logp, stats, ncall=info.ncall, warnings=warnings)
+    stats = [{"burn": info.burn, "thin": info.thin, "tau_max": info.tau_max,
+              "acceptance": info.acceptance}]
+    return Samples(draws, logp, stats, ncall=info.ncall, warnings=warnings, seed=seed)

@@ -1,7 +1,21 @@
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-# Tests run against the source tree and the library `make lib` builds.
+# Tests run against the source tree and the library `make lib` builds
+# (or the one GBS_LIBRARY names).
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(__file__))  # targets.py, for spawned workers too
 os.environ.setdefault("GBS_LIBRARY", os.path.join(ROOT, "build", "lib", "libgbs.so"))
+
+
+@pytest.fixture
+def subprocess_env():
+    """Environment for a child Python that imports gbs and targets from
+    the source tree."""
+    env = dict(os.environ)
+    paths = [os.path.join(ROOT, "python"), os.path.dirname(__file__)]
+    env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env

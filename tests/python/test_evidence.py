@@ -1,22 +1,14 @@
-"""gbs.evidence from Python: accuracy, emcee integration, callbacks, input
-handling."""
+"""gbs.evidence from Python: accuracy, emcee integration, input handling."""
 
 import math
-import multiprocessing as mp
-import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 
 import numpy as np
 import pytest
+import targets
+from targets import C, gauss, gauss_vec
 
 import gbs
 from gbs import problems
-
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def within(res, exact, max_err):
@@ -24,52 +16,104 @@ def within(res, exact, max_err):
     assert res.logzerr < max_err, res.summary()
 
 
-def gauss_logp(x, c=1.5):
-    return c - 0.5 * float(np.dot(x, x)) - 0.5 * len(x) * math.log(2 * math.pi)
+# ---------------------------------------------------------------------------
+# Accuracy with exact draws
+# ---------------------------------------------------------------------------
 
-
-def gauss_logp_vec(x, c=1.5):
-    return c - 0.5 * np.sum(x * x, axis=1) - 0.5 * x.shape[1] * math.log(2 * math.pi)
-
-
-def test_funnel_exact_draws():
-    p = problems.funnel()
-    res = gbs.evidence(p.log_prob, p.sample(20000, seed=3), vectorize=True,
-                       bounds=p.bounds, independent=True, seed=3)
-    within(res, p.logz, 0.03)
+@pytest.mark.parametrize("problem,max_err", [
+    (problems.funnel(), 0.03),
+    (problems.banana2(), 0.03),
+    (problems.gaussian(6, c=2.0), 0.02),
+])
+def test_reference_problems_exact_draws(problem, max_err):
+    x = problem.sample(20000, seed=3)
+    res = gbs.evidence(problem.log_prob, x, vectorize=True, bounds=problem.bounds,
+                       independent=True, seed=3)
+    within(res, problem.logz, max_err)
     assert res.method == "bridge" and res.n_p == 10000 and res.n_q >= res.n_p
+    assert res.tau == 1 and res.ncall == res.n_q + res.n_p
+    assert res.dim == problem.dim and (res.n_chains, res.n_draws) == (1, 20000)
 
 
 @pytest.mark.parametrize("method", ["bridge", "is", "hm", "warp3"])
-def test_methods_on_gaussian(method):
+def test_methods(method):
     x = np.random.default_rng(1).normal(size=(4000, 3))
-    res = gbs.evidence(gauss_logp_vec, x, vectorize=True, method=method, seed=1, independent=True)
-    within(res, 1.5, 0.05)
+    res = gbs.evidence(gauss_vec, x, vectorize=True, method=method, seed=1, independent=True)
+    within(res, C, 0.05)
     assert res.method == method
 
 
-def test_vectorize_and_pool_agree():
-    x = np.random.default_rng(2).normal(size=(3000, 4))
-    a = gbs.evidence(gauss_logp, x, seed=5)
-    b = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=5)
-    with mp.get_context("spawn").Pool(2) as pool:
-        c = gbs.evidence(gauss_logp, x, seed=5, pool=pool)
-        d = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=5, pool=pool)
-    # Serial and pooled evaluation give identical values; the vectorized
-    # function rounds differently in the last bit.
-    assert a.logz == c.logz and b.logz == d.logz and a.logzerr == c.logzerr
-    assert abs(a.logz - b.logz) < 1e-9 and abs(a.logzerr - b.logzerr) < 1e-9
+def test_same_seed_same_result_and_none_draws_a_seed():
+    x = np.random.default_rng(1).normal(size=(3000, 2))
+    a = gbs.evidence(gauss_vec, x, vectorize=True, seed=11)
+    b = gbs.evidence(gauss_vec, x, vectorize=True, seed=11)
+    assert (a.logz, a.logzerr, a.n_q) == (b.logz, b.logzerr, b.n_q) and a.seed == 11
+    c = gbs.evidence(gauss_vec, x, vectorize=True)
+    assert isinstance(c.seed, int)
+    again = gbs.evidence(gauss_vec, x, vectorize=True, seed=c.seed)
+    assert again.logz == c.logz
+    gen = gbs.evidence(gauss_vec, x, vectorize=True, seed=np.random.default_rng(5))
+    assert abs(gen.logz - C) < 4 * gen.logzerr
 
 
-def test_concurrent_futures_pool():
-    from concurrent.futures import ThreadPoolExecutor
-    x = np.random.default_rng(2).normal(size=(2000, 2))
-    with ThreadPoolExecutor(2) as ex:
-        a = gbs.evidence(gauss_logp, x, seed=1, pool=ex)
-    assert a.logz == gbs.evidence(gauss_logp, x, seed=1).logz
+def test_explicit_n_q_and_trace():
+    x = np.random.default_rng(2).normal(size=(4000, 2))
+    res = gbs.evidence(gauss_vec, x, vectorize=True, n_q=5000, seed=1)
+    assert res.n_q == 5000 and res.ncall == 5000 + res.n_p
+    assert res.trace.shape[1] == 3 and res.trace[-1, 0] == 5000
+    assert np.all(np.diff(res.trace[:, 0]) > 0)
+    assert res.trace[-1, 1] == res.logz
 
+
+def test_args_kwargs_and_blobs():
+    x = np.random.default_rng(3).normal(size=(3000, 2))
+
+    def lp(v, shift, c=0.0):
+        return gauss(v - shift, c=c), "a blob"
+
+    res = gbs.evidence(lp, x + 2.0, args=(2.0,), kwargs={"c": 0.7}, seed=1)
+    within(res, 0.7, 0.05)
+
+    def lp_vec(v, c):
+        return gauss_vec(v, c=c), np.zeros(len(v))
+
+    res = gbs.evidence(lp_vec, x, vectorize=True, kwargs={"c": -0.3}, seed=1)
+    within(res, -0.3, 0.05)
+
+
+def test_bounded_problem_and_bounds_layouts():
+    # Uniform on the box [0, 1] x [0, 2] x [-1, 1]: ln Z = ln 4 for p = 1.
+    lo, hi = np.array([0.0, 0, -1]), np.array([1.0, 2, 1])
+    x = np.random.default_rng(4).uniform(lo, hi, size=(6000, 3))
+
+    def lp(v):
+        return np.where(np.all((v > lo) & (v < hi), axis=1), 0.0, -np.inf)
+
+    results = [gbs.evidence(lp, x, vectorize=True, bounds=b, independent=True, seed=2)
+               for b in (np.column_stack([lo, hi]), (lo, hi), [[0, 1], [0, 2], [-1, 1]])]
+    for res in results:
+        within(res, math.log(4), 0.02)
+    assert results[0].logz == results[1].logz == results[2].logz
+    # d = 2: a tuple is (lower, upper), rows otherwise; invalid readings fall away.
+    x2 = x[:, :2]
+    lp2 = lambda v: np.where(np.all((v > lo[:2]) & (v < hi[:2]), axis=1), 0.0, -np.inf)  # noqa: E731
+    a = gbs.evidence(lp2, x2, vectorize=True, bounds=[[0, 1], [0, 2]], independent=True, seed=2)
+    b = gbs.evidence(lp2, x2, vectorize=True, bounds=([0, 0], [1, 2]), independent=True, seed=2)
+    assert a.logz == b.logz
+    within(a, math.log(2), 0.02)
+    # One open side: None or inf.
+    c = gbs.evidence(lp2, x2, vectorize=True, bounds=[[0, None], [0, np.inf]], independent=True,
+                     seed=2)
+    within(c, math.log(2), 0.05)
+
+
+# ---------------------------------------------------------------------------
+# emcee
+# ---------------------------------------------------------------------------
 
 class Counter:
+    """Counts the points a log density is evaluated at."""
+
     def __init__(self, fn):
         self.fn, self.n = fn, 0
 
@@ -78,155 +122,213 @@ class Counter:
         return self.fn(x)
 
 
-def banana_logp(x):
-    return -((x[0] ** 2 - x[1]) ** 2 / 0.01 + (x[0] - 1) ** 2)
-
-
-@pytest.mark.parametrize("target,d,exact", [
-    (gauss_logp, 5, 1.5),
-    (banana_logp, 2, math.log(math.pi * 0.1)),
-])
-def test_emcee(target, d, exact):
+def run_emcee(target, d, steps, seed=7, nwalkers=32):
     emcee = pytest.importorskip("emcee")
-    nwalkers = 32
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     p0 = 0.1 * rng.normal(size=(nwalkers, d)) + (np.array([1.0, 1.0]) if d == 2 else 0)
     sampler = emcee.EnsembleSampler(nwalkers, d, target)
-    sampler.random_state = np.random.RandomState(7).get_state()
-    sampler.run_mcmc(p0, 4000 if d == 2 else 2000, progress=False)
-    burn = 1000 if d == 2 else 500
+    sampler.random_state = np.random.RandomState(seed).get_state()
+    sampler.run_mcmc(p0, steps, progress=False)
+    return sampler
+
+
+@pytest.mark.parametrize("target,d,exact,steps,burn", [
+    (gauss, 5, C, 2000, 500),
+    (targets.banana, 2, targets.BANANA_LOGZ, 4000, 1000),
+])
+def test_emcee(target, d, exact, steps, burn):
+    sampler = run_emcee(target, d, steps)
 
     counted = Counter(target)
     res = gbs.evidence(counted, sampler, discard=burn, seed=3)
     within(res, exact, 0.1)
-    assert counted.n == res.ncall == res.n_q, "the stored log-probabilities must be reused"
+    # Only the proposal draws are evaluated: the chain's stored
+    # log-probabilities are reused.
+    assert counted.n == res.ncall == res.n_q
+    assert (res.n_chains, res.n_draws) == (32, steps - burn)
 
     chain, lp = sampler.get_chain(discard=burn), sampler.get_log_prob(discard=burn)
+    assert chain.shape == (steps - burn, 32, d)
     counted = Counter(target)
     res2 = gbs.evidence(counted, chain, log_prob_samples=lp, chain_axis=1, seed=3,
-                        ncall=sampler.iteration * nwalkers)
-    assert counted.n == res2.n_q
-    assert res2.logz == res.logz and res2.logzerr == res.logzerr
+                        ncall=sampler.iteration * 32)
+    assert counted.n == res2.ncall == res2.n_q
+    assert (res2.logz, res2.logzerr, res2.n_q) == (res.logz, res.logzerr, res.n_q)
+
+    # Without the stored values the estimator's half is evaluated as well;
+    # the answer is the same.
+    counted = Counter(target)
+    res3 = gbs.evidence(counted, chain, chain_axis=1, seed=3, ncall=sampler.iteration * 32)
+    assert counted.n == res3.ncall == res3.n_q + res3.n_p
+    assert abs(res3.logz - res.logz) < 1e-9
 
 
-def test_callback_exception_is_reraised():
-    class Boom(Exception):
-        pass
-
-    def logp(x):
-        if x[0] > 1.5:
-            raise Boom("bad point %s" % x)
-        return gauss_logp(x)
-
-    x = np.random.default_rng(0).normal(size=(1000, 2))
-    with pytest.raises(Boom, match="bad point"):
-        gbs.evidence(logp, x)
-
-
-def test_nan_is_an_error():
-    x = np.random.default_rng(0).normal(size=(1000, 2))
-    with pytest.raises(gbs.GbsError, match="NaN"):
-        gbs.evidence(lambda v: float("nan"), x)
+def test_emcee_vectorized_sampler_thin_and_errors():
+    emcee = pytest.importorskip("emcee")
+    rng = np.random.default_rng(0)
+    sampler = emcee.EnsembleSampler(16, 3, gauss_vec, vectorize=True)
+    sampler.run_mcmc(rng.normal(size=(16, 3)), 3000, progress=False)
+    res = gbs.evidence(gauss_vec, sampler, vectorize=True, discard=500, thin=2, seed=1)
+    within(res, C, 0.1)
+    assert res.n_draws == 1250
+    with pytest.raises(ValueError, match="no steps"):
+        gbs.evidence(gauss_vec, sampler, discard=5000)
+    with pytest.raises(ValueError, match="taken from the emcee sampler"):
+        gbs.evidence(gauss_vec, sampler, log_prob_samples=np.zeros((3000, 16)))
 
 
-@pytest.mark.parametrize("samples,kw,match", [
-    (np.zeros((10, 2, 3, 4)), {}, "shape"),
-    (np.zeros((0, 3)), {}, "no draws"),
-    (np.random.default_rng(0).normal(size=(100, 2)), {"method": "bogus"}, "method"),
-    (np.random.default_rng(0).normal(size=(100, 2)), {"log_prob_samples": np.zeros(7)}, "log_prob_samples"),
-    (np.random.default_rng(0).normal(size=(100, 2)), {"bounds": [[0, 1, 2]]}, "bounds"),
-    (np.random.default_rng(0).normal(size=(5, 20, 2)), {"chain_axis": 2}, "chain_axis"),
-])
-def test_bad_input(samples, kw, match):
-    with pytest.raises(ValueError, match=match):
-        gbs.evidence(gauss_logp, samples, **kw)
+# ---------------------------------------------------------------------------
+# Input handling
+# ---------------------------------------------------------------------------
 
-
-def test_bad_values_from_library():
-    x = np.random.default_rng(0).normal(size=(100, 2))
-    x[5, 1] = np.nan
-    with pytest.raises(gbs.GbsError, match="NaN"):
-        gbs.evidence(gauss_logp, x)
-    with pytest.raises(gbs.GbsError, match="too few draws"):
-        gbs.evidence(gauss_logp, x[:3])
-
-
-def test_wrong_return_shape():
-    x = np.random.default_rng(0).normal(size=(500, 2))
-    with pytest.raises(ValueError, match="returned shape"):
-        gbs.evidence(lambda v: np.zeros(3), x, vectorize=True)
+def test_no_copy_of_c_contiguous_float64():
+    x = np.random.default_rng(0).normal(size=(3, 1000, 2))
+    res = gbs.evidence(gauss_vec, x, vectorize=True, seed=1)
+    assert res._context["x"] is x or np.shares_memory(res._context["x"], x)
 
 
 def test_input_conversion():
     rng = np.random.default_rng(4)
     x = rng.normal(size=(3000, 3))
-    ref = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=2)
-    as_list = gbs.evidence(gauss_logp_vec, x.tolist(), vectorize=True, seed=2)
-    assert as_list.logz == ref.logz
-    wide = np.asfortranarray(x)
-    assert gbs.evidence(gauss_logp_vec, wide, vectorize=True, seed=2).logz == ref.logz
+    ref = gbs.evidence(gauss_vec, x, vectorize=True, seed=2)
+    assert gbs.evidence(gauss_vec, x.tolist(), vectorize=True, seed=2).logz == ref.logz
+    assert gbs.evidence(gauss_vec, np.asfortranarray(x), vectorize=True, seed=2).logz == ref.logz
     strided = np.repeat(x, 2, axis=0)[::2]
-    assert not strided.flags.c_contiguous or strided.base is not None
-    assert gbs.evidence(gauss_logp_vec, strided, vectorize=True, seed=2).logz == ref.logz
-    f32 = gbs.evidence(gauss_logp_vec, x.astype(np.float32), vectorize=True, seed=2)
-    assert abs(f32.logz - 1.5) < 4 * f32.logzerr
+    assert not strided.flags.c_contiguous
+    assert gbs.evidence(gauss_vec, strided, vectorize=True, seed=2).logz == ref.logz
+    x32 = x.astype(np.float32)
+    f32 = gbs.evidence(gauss_vec, x32, vectorize=True, seed=2)
+    assert f32.logz == gbs.evidence(gauss_vec, x32.astype(np.float64), vectorize=True, seed=2).logz
+    assert abs(f32.logz - C) < 4 * f32.logzerr
+    ints = np.round(10 * x).astype(np.int64)
+    lp_int = lambda v: gauss_vec(v / 10.0) - 3 * math.log(10)  # noqa: E731
+    gbs.evidence(lp_int, ints, vectorize=True, seed=2)  # accepted, converted
+    # log_prob_samples as a list, 3-d samples as nested lists
+    lp = gauss_vec(x)
+    a = gbs.evidence(gauss_vec, x, log_prob_samples=list(lp), vectorize=True, seed=2)
+    assert a.ncall == a.n_q
+    nested = x.reshape(3, 1000, 3).tolist()
+    b = gbs.evidence(gauss_vec, nested, vectorize=True, seed=2)
+    assert b.n_chains == 3
 
 
-def test_one_dimension():
+def test_callback_receives_its_own_copy():
+    kept = []
+
+    def lp(v):
+        kept.append(v)
+        return gauss_vec(v)
+
+    x = np.random.default_rng(5).normal(size=(2000, 2))
+    gbs.evidence(lp, x, vectorize=True, n_q=3000, seed=1, batch_size=500)
+    assert all(isinstance(v, np.ndarray) and v.flags.owndata for v in kept)
+    assert all(v.shape[1] == 2 and len(v) <= 500 for v in kept)
+    assert np.all(np.isfinite(np.concatenate(kept)))  # still valid after the call
+
+
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_one_dimension(vectorize):
     x = np.random.default_rng(5).normal(size=2000)
-    res = gbs.evidence(lambda v: -0.5 * v[0] ** 2 - 0.5 * math.log(2 * math.pi), x, seed=1)
+    seen = []
+
+    def lp(v):
+        seen.append(np.shape(v))
+        if vectorize:
+            return -0.5 * v[:, 0] ** 2 - 0.5 * math.log(2 * math.pi)
+        return -0.5 * v[0] ** 2 - 0.5 * math.log(2 * math.pi)
+
+    res = gbs.evidence(lp, x, vectorize=vectorize, seed=1)
     within(res, 0.0, 0.05)
+    assert res.dim == 1
+    assert all(s == (1,) for s in seen) if not vectorize else all(s[1] == 1 for s in seen)
+    # (chains, draws, 1) and a 1-d problem with bounds
+    res = gbs.evidence(lp, x.reshape(4, 500, 1), vectorize=vectorize, seed=1)
+    within(res, 0.0, 0.1)
+    u = np.random.default_rng(6).uniform(0, 3, size=3000)
+    flat = (lambda v: np.where((v[:, 0] > 0) & (v[:, 0] < 3), 0.0, -np.inf)) if vectorize else \
+        (lambda v: 0.0 if 0 < v[0] < 3 else -np.inf)
+    res = gbs.evidence(flat, u, vectorize=vectorize, bounds=(0, 3), independent=True, seed=1)
+    within(res, math.log(3), 0.02)
+    # A vectorized 1-d density may also return shape (n, 1).
+    if vectorize:
+        res = gbs.evidence(lambda v: -0.5 * v ** 2 - 0.5 * math.log(2 * math.pi), x, vectorize=True,
+                           seed=1)
+        within(res, 0.0, 0.05)
 
 
-def test_keyboard_interrupt_in_subprocess():
-    script = textwrap.dedent("""
-        import sys, time, numpy as np
-        sys.path.insert(0, %r)
-        import gbs
-        def slow(x):
-            time.sleep(0.01)
-            return -0.5 * float(x @ x)
-        x = np.random.default_rng(0).normal(size=(20000, 2))
-        print("ready", flush=True)
-        try:
-            gbs.evidence(slow, x)
-        except KeyboardInterrupt:
-            print("interrupted", flush=True)
-            sys.exit(3)
-    """) % os.path.join(ROOT, "python")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            env=dict(os.environ))
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(1.0)
-    t0 = time.time()
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=30)
-    elapsed = time.time() - t0
-    assert proc.returncode == 3, out
-    assert "interrupted" in out
-    assert elapsed < 10, "Ctrl-C took %.1f s" % elapsed
+X = np.random.default_rng(0).normal(size=(200, 2))
 
 
-def test_result_plot(tmp_path):
-    pytest.importorskip("matplotlib")
-    import matplotlib
-    matplotlib.use("Agg")
-    x = np.random.default_rng(1).normal(size=(2000, 2))
-    res = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=1)
-    fig = res.plot(exact=1.5)
-    path = tmp_path / "corner.png"
-    fig.savefig(path)
-    assert path.stat().st_size > 10000
-    q = res.proposal_draws(4000)
-    assert q.shape == (4000, 2) and np.allclose(q.mean(axis=0), 0, atol=0.1)
-    assert np.allclose(q.std(axis=0), 1, atol=0.1)
-    assert "ln Z" in res._repr_html_() and "+/-" in res.summary()
+@pytest.mark.parametrize("samples,kw,match", [
+    (np.zeros((10, 2, 3, 4)), {}, "shape"),
+    (np.zeros((0, 3)), {}, "no draws"),
+    (np.zeros((3, 0)), {}, "no draws"),
+    (X.T, {}, "transposed"),
+    (X, {"method": "bogus"}, "method"),
+    (X, {"log_prob_samples": np.zeros(7)}, "log_prob_samples"),
+    (X.reshape(4, 50, 2), {"log_prob_samples": np.zeros((50, 4))}, r"need \(chains, draws\)"),
+    (X.reshape(4, 50, 2), {"log_prob_samples": np.zeros((50, 4)), "chain_axis": 1}, "draws, chains"),
+    (X, {"bounds": [[0, 1, 2]]}, "bounds"),
+    (X, {"bounds": np.zeros((3, 2))}, r"shape \(2, 2\)"),
+    (X, {"bounds": [[1, 0], [1, 0]]}, "smaller"),
+    (X.reshape(4, 50, 2), {"chain_axis": 2}, "chain_axis"),
+    (X, {"n_q": 0}, "n_q"),
+    (X, {"thin": 0}, "thin"),
+    (X, {"discard": 500}, "no draws"),
+    (X, {"f_err": 1.5}, "f_err"),
+    ([["a", "b"]], {}, "float64"),
+])
+def test_bad_input(samples, kw, match):
+    with pytest.raises(ValueError, match=match):
+        gbs.evidence(gauss, samples, **kw)
 
 
-def test_dask_pool():
-    distributed = pytest.importorskip("dask.distributed")
-    x = np.random.default_rng(3).normal(size=(2000, 2))
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        a = gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=2, pool=client)
-    assert a.logz == gbs.evidence(gauss_logp_vec, x, vectorize=True, seed=2).logz
+def test_bad_types():
+    with pytest.raises(TypeError, match="callable"):
+        gbs.evidence(None, X)
+    with pytest.raises(TypeError, match="args"):
+        gbs.evidence(gauss, X, args=3)
+    with pytest.raises(TypeError, match="pool"):
+        gbs.evidence(gauss, X, pool=object())
+
+
+def test_bad_values():
+    x = np.random.default_rng(0).normal(size=(100, 2))
+    x[5, 1] = np.nan
+    with pytest.raises(ValueError, match="nan at chain 0, draw 5, coordinate 1"):
+        gbs.evidence(gauss, x)
+    x = np.random.default_rng(0).normal(size=(400, 2))
+    lp = gauss_vec(x)
+    lp[300] = -np.inf
+    with pytest.raises(ValueError, match="-inf at chain 0, draw 300"):
+        gbs.evidence(gauss_vec, x, log_prob_samples=lp, vectorize=True)
+    # Found by the library: a GbsError with the library's message.
+    with pytest.raises(gbs.GbsError, match="too few draws"):
+        gbs.evidence(gauss, np.random.default_rng(0).normal(size=(3, 2)))
+    with pytest.raises(gbs.GbsArgumentError, match="walkers") as info:
+        gbs.sample_ensemble(gauss_vec, ndim=3, walkers=9, vectorize=True)
+    assert isinstance(info.value, ValueError) and info.value.status == 1
+
+
+@pytest.mark.parametrize("vectorize,ret,match", [
+    (True, lambda v: np.zeros(3), "returned shape"),
+    (False, lambda v: np.zeros(3), "for one point"),
+    (False, lambda v: "x", "number"),
+    (True, lambda v: None, "returned shape"),
+])
+def test_wrong_return(vectorize, ret, match):
+    x = np.random.default_rng(0).normal(size=(500, 2))
+    with pytest.raises((ValueError, TypeError), match=match):
+        gbs.evidence(ret, x, vectorize=vectorize)
+
+
+def test_dimension_mismatch():
+    # The density's dimension differs from the samples': its own error.
+    p = problems.funnel(4)
+    x = np.random.default_rng(0).normal(size=(1000, 3))
+    with pytest.raises(ValueError, match="problems"):
+        gbs.evidence(p.log_prob, x, vectorize=True)
+    with pytest.raises(ValueError, match=r"bounds must have shape \(3, 2\)"):
+        gbs.evidence(gauss_vec, x, vectorize=True, bounds=p.box)
+    with pytest.raises(ValueError, match="log_prob_samples"):
+        gbs.evidence(gauss_vec, x, log_prob_samples=np.zeros(999))

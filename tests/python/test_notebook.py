@@ -1,4 +1,4 @@
-"""The example notebook runs from top to bottom."""
+"""The example notebook (emcee -> ln Z -> plot) runs from top to bottom."""
 
 import os
 
@@ -7,14 +7,59 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def test_example_notebook_runs():
+def test_example_notebook_runs(monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("emcee")
+    pytest.importorskip("matplotlib")
     nb = nbformat.read(os.path.join(ROOT, "examples", "emcee_evidence.ipynb"), as_version=4)
-    env_path = os.path.join(ROOT, "python")
-    os.environ["PYTHONPATH"] = env_path + os.pathsep + os.environ.get("PYTHONPATH", "")
+    # The kernel imports gbs from the source tree, with the tests' library.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
     client.execute()
-    outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "ln Z" in outputs and "exact ln Z" in outputs
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "ln Z = " in text and "exact ln Z" in text and " True" in text
+    assert any("text/html" in o.get("data", {}) for o in outputs), "the Result's table"
+    assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
+
+
+def test_jupyter_interrupt_stops_a_call(monkeypatch):
+    """Kernel -> Interrupt during gbs.evidence: KeyboardInterrupt in the cell
+    within a few seconds, and the kernel stays usable."""
+    pytest.importorskip("ipykernel")
+    manager = pytest.importorskip("jupyter_client.manager")
+    import time
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [os.path.join(ROOT, "python"), os.path.dirname(__file__)]))
+    km, kc = manager.start_new_kernel(kernel_name="python3")
+    try:
+        kc.execute_interactive("import time, numpy as np, gbs, targets", timeout=60)
+        msg_id = kc.execute(
+            "def slow(x):\n    time.sleep(0.005)\n    return targets.gauss(x)\n"
+            "x = np.random.default_rng(0).normal(size=(20000, 2))\n"
+            "try:\n    gbs.evidence(slow, x)\nexcept KeyboardInterrupt:\n    print('interrupted')\n")
+        time.sleep(1.5)
+        t0 = time.time()
+        km.interrupt_kernel()
+        out = []
+        while True:
+            m = kc.get_iopub_msg(timeout=30)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            if m["msg_type"] == "stream":
+                out.append(m["content"]["text"])
+            elif m["msg_type"] == "error":
+                out.append(m["content"]["ename"])
+            elif m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        assert out == ["interrupted\n"], out
+        assert time.time() - t0 < 5
+        reply = kc.execute_interactive(
+            "r = gbs.evidence(targets.gauss_vec, x[:3000], vectorize=True, seed=1)\n"
+            "assert abs(r.logz - targets.C) < 4 * r.logzerr", timeout=60)
+        assert reply["content"]["status"] == "ok"
+    finally:
+        km.shutdown_kernel(now=True)

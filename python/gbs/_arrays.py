@@ -1,0 +1,101 @@
+"""Input conversion shared by the public functions: arrays, bounds, seeds."""
+
+import ctypes
+
+import numpy as np
+
+from ._lib import UINT64_MASK
+
+_dp = ctypes.POINTER(ctypes.c_double)
+
+
+def as_c(a, name="array"):
+    """a as a C-contiguous float64 array: the same memory if it already is
+    one (no copy), else a converted copy (lists, float32, strided views,
+    Fortran order)."""
+    try:
+        return np.ascontiguousarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("%s cannot be converted to a float64 array: %s" % (name, exc)) from None
+
+
+def ptr(a):
+    """A ``double *`` to the data of a C-contiguous float64 array (or NULL
+    for None). The caller keeps the array alive during the call."""
+    if a is None:
+        return None
+    return a.ctypes.data_as(_dp)
+
+
+def bounds_arrays(bounds, d):
+    """The lower and upper bounds, two (d,) float64 arrays, from any of
+
+    - an array of shape (d, 2): rows of (low, high), as scipy and dynesty;
+    - a pair ``(lower, upper)`` of two length-d sequences (a tuple, as
+      ``gbs.problems`` gives), or an array of shape (2, d);
+    - for d = 1, ``(low, high)``.
+
+    ``None`` (or ``±inf``) for a side without a bound. For d = 2 the shapes
+    (d, 2) and (2, d) coincide: a tuple is read as (lower, upper) and
+    anything else as rows; a reading in which some low >= high is
+    discarded in favour of the other.
+    """
+    try:
+        b = np.array(bounds, dtype=object)
+        b = np.where(np.equal(b, None), np.nan, b).astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("bounds must be numbers or None, shape (%d, 2) or (2, %d)" % (d, d)) from None
+    if b.shape == (2,) and d == 1:
+        b = b.reshape(1, 2)
+    readings = []
+    rows = b.shape == (d, 2)
+    pair = b.shape == (2, d)
+    if rows:
+        readings.append((b[:, 0], b[:, 1]))
+    if pair:
+        readings.append((b[0], b[1]))
+    if not readings:
+        raise ValueError("bounds must have shape (%d, 2) (rows of low, high) or be a pair "
+                         "(lower, upper) of length %d, not shape %s" % (d, d, b.shape))
+    if rows and pair and isinstance(bounds, tuple):
+        readings.reverse()  # a tuple (lower, upper), as problems.bounds
+    valid = []
+    for lo, hi in readings:
+        lo = np.where(np.isnan(lo), -np.inf, lo)
+        hi = np.where(np.isnan(hi), np.inf, hi)
+        if np.all(lo < hi):
+            valid.append((lo, hi))
+    if not valid:
+        raise ValueError("bounds: every low must be smaller than its high; got %r" % (bounds,))
+    lo, hi = valid[0]
+    return as_c(lo), as_c(hi)
+
+
+def seed_value(seed):
+    """A uint64 seed for the library. None draws fresh entropy (so repeated
+    calls differ; the value is reported in the result); an int is used as
+    is (mod 2**64); a numpy Generator or RandomState is asked for one."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy) & UINT64_MASK
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2 ** 63)) & UINT64_MASK
+    if isinstance(seed, np.random.RandomState):
+        return int(seed.randint(0, 2 ** 63, dtype=np.int64)) & UINT64_MASK
+    try:
+        return int(seed) & UINT64_MASK
+    except (TypeError, ValueError):
+        raise TypeError("seed must be None, an int or a numpy Generator, not %r" % (seed,)) from None
+
+
+def positive_int(value, name, allow_none=True):
+    if value is None:
+        if allow_none:
+            return 0
+        raise ValueError("%s is required" % name)
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise TypeError("%s must be an integer, not %r" % (name, value)) from None
+    if v != value or v < 1:
+        raise ValueError("%s must be a positive integer, not %r" % (name, value))
+    return v

@@ -1,0 +1,85 @@
+"""gbs.Result: text, Jupyter repr, pickling, the rebuilt proposal, plot."""
+
+import json
+import math
+import pickle
+
+import numpy as np
+import pytest
+from targets import C, gauss_vec
+
+import gbs
+from gbs.result import derive_seed, fit_half
+
+X = np.random.default_rng(1).normal(size=(4, 1000, 2))
+
+
+@pytest.fixture(scope="module")
+def res():
+    return gbs.evidence(gauss_vec, X, vectorize=True, seed=1)
+
+
+def test_fields_and_text(res):
+    assert abs(res.logz - C) < 4 * res.logzerr
+    assert res.logzerr == pytest.approx(math.sqrt(res.re2_p + res.re2_q))
+    assert res.tau >= 1 and res.method == "bridge" and res.seed == 1
+    assert (res.n_chains, res.n_draws, res.dim) == (4, 1000, 2)
+    assert res.n_p == 2000  # two of the four chains
+    s = res.summary()
+    assert "ln Z = %.4f +/- %.4f" % (res.logz, res.logzerr) in s and "4 chains x 1000 draws" in s
+    assert str(res) == s and "Result(logz=" in repr(res)
+    html = res._repr_html_()
+    assert "ln Z" in html and "&plusmn;" in html and "<table>" in html
+    d = res.as_dict()
+    assert json.loads(json.dumps(d))["logz"] == res.logz
+    assert res.z == pytest.approx(math.exp(res.logz))
+
+
+def test_warnings_are_shown():
+    short = gbs.evidence(gauss_vec, X[:, :30], vectorize=True, seed=1)
+    assert any("too short" in w for w in short.warnings)
+    assert "warning: " in short.summary() and "Warnings" in short._repr_html_()
+
+
+def test_pickle_drops_the_samples(res):
+    again = pickle.loads(pickle.dumps(res))
+    assert (again.logz, again.logzerr, again.warnings) == (res.logz, res.logzerr, res.warnings)
+    assert np.array_equal(again.trace, res.trace)
+    with pytest.raises(ValueError, match="holds no samples"):
+        again.proposal_draws()
+
+
+def test_rebuilt_proposal_is_the_estimators():
+    # The harmonic-mean estimator uses no proposal draws, so ln Z computed
+    # from the rebuilt q must equal the library's to rounding.
+    x = np.random.default_rng(2).normal(size=(4000, 3))
+    res = gbs.evidence(gauss_vec, x, vectorize=True, method="hm", seed=7)
+    flow = gbs.Flow.fit(fit_half(res._context["x"]), seed=derive_seed(7, 1))
+    use = x[2000:]
+    a = flow.log_prob(use) - gauss_vec(use)
+    m = a.max()
+    assert -(m + math.log(np.mean(np.exp(a - m)))) == pytest.approx(res.logz, abs=1e-12)
+    q = res.proposal_draws(4000)
+    assert q.shape == (4000, 3) and np.allclose(q.mean(axis=0), 0, atol=0.1)
+
+
+def test_plot_png(res, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = res.plot(exact=C)
+    path = tmp_path / "gbs.png"
+    fig.savefig(path, dpi=60)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10000
+    # corner (3 panels for d = 2) + trace
+    assert len(fig.axes) == 4
+    plt.close(fig)
+    fig = pickle.loads(pickle.dumps(res)).plot()  # trace only
+    assert len(fig.axes) == 1
+    plt.close(fig)
+    with pytest.raises(ValueError, match="dims"):
+        res.plot(dims=[5])
+    w3 = gbs.evidence(gauss_vec, X, vectorize=True, seed=1, method="warp3")
+    fig = w3.plot(dims=[1], labels=["y"])
+    fig.savefig(tmp_path / "w3.png", dpi=40)
+    plt.close(fig)
