@@ -416,7 +416,17 @@ def drive(args):
                     cmd += ["--package", args.package]
                 load.append(os.getloadavg()[0])
                 print("round %d/%d: %s" % (rnd + 1, args.rounds, s), file=sys.stderr, flush=True)
-                subprocess.run(cmd, check=True)
+                if s == "package" and "package" not in res:
+                    continue
+                try:
+                    subprocess.run(cmd, check=True)
+                except subprocess.CalledProcessError:
+                    if s != "package":
+                        raise
+                    # python/gbs is developed alongside: time it when it runs.
+                    print("python/gbs failed: its column is left out", file=sys.stderr)
+                    del res["package"]
+                    continue
                 with open(out) as f:
                     r = json.load(f)
                 for k, v in r["times"].items():

@@ -18,13 +18,18 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SCRATCH=${1:-/tmp/gbs-gopy}
 PYTHON=${PYTHON:-python3}
 ROUNDS=${ROUNDS:-3}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-5}
 case "$SCRATCH" in /|"$ROOT"|"$ROOT"/*) echo "refusing SCRATCH=$SCRATCH" >&2; exit 2 ;; esac
 
 # A module cache is read-only unless -modcacherw; keep SCRATCH removable.
 export GOFLAGS="${GOFLAGS:-} -modcacherw"
-if [ -d "$SCRATCH" ]; then chmod -R u+w "$SCRATCH" && rm -rf "$SCRATCH"; fi
+# Only ever delete a directory this script made (it leaves a marker).
+if [ -d "$SCRATCH" ] && [ -n "$(ls -A "$SCRATCH")" ]; then
+	[ -e "$SCRATCH/.gbs-gopy-scratch" ] || { echo "$SCRATCH is not empty and not ours" >&2; exit 2; }
+	chmod -R u+w "$SCRATCH" && rm -rf "$SCRATCH"
+fi
 mkdir -p "$SCRATCH"
+touch "$SCRATCH/.gbs-gopy-scratch"
 TIMES=$SCRATCH/build-times.md
 cd "$ROOT"
 
@@ -111,6 +116,18 @@ ls -la "$OUT" >"$SCRATCH/gopy-files.txt"
 	for f in "$OUT"/_gbspy*.so; do echo "| $(basename "$f") | $(stat -c %s "$f") |"; done
 } | tee -a "$TIMES"
 
+# ---- what gopy makes of the real API ---------------------------------------
+echo "== gopy gen of the packages themselves: what has no binding"
+mkdir -p "$SCRATCH/gen"
+for p in gbs flow nuts ensemble problems; do
+	PATH="$(dirname "$(go tool -n goimports)"):$PATH" \
+		go tool gopy gen -output="$SCRATCH/gen/$p" -vm="$VPY" \
+		"github.com/gbs-evidence/gbs/$p" >"$SCRATCH/gen/$p.log" 2>&1 ||
+		{ cat "$SCRATCH/gen/$p.log"; exit 1; }
+done
+"$VPY" bench/gopy/coverage.py "$SCRATCH/gen" gbs flow nuts ensemble problems | tee "$SCRATCH/coverage.txt"
+grep -h "ignoring python incompatible" "$SCRATCH"/gen/*.log >>"$SCRATCH/coverage.txt" || true
+
 # ---- measurements -----------------------------------------------------------
 echo "== numpy for the benchmark (both bindings need it at run time)"
 "$SCRATCH/venv/bin/pip" install --quiet numpy
@@ -122,3 +139,5 @@ echo "== bench/gopy/bench.py"
 echo
 echo "== build times ($TIMES)"
 cat "$TIMES"
+echo
+echo "Results: $SCRATCH/results.md, $SCRATCH/build-times.md, $SCRATCH/coverage.txt"

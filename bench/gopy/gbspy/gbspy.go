@@ -18,8 +18,8 @@
 //   - Slices reach Python as opaque handles to Go memory; element access is
 //     one cgo call per element. The Bytes/Float64s pair (and
 //     Batch.Points/SetLogP) move a whole array as a bytes object instead
-//     (one copy each way), the fastest path gopy offers without
-//     hand-written C.
+//     (a copy into the bytes object and one into or out of Go memory), the
+//     fastest path gopy offers without hand-written C.
 //
 // Regenerate and build the extension with bench/gopy/run.sh.
 package gbspy
