@@ -47,6 +47,14 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	default:
 		return flow.Settings{}, argError("%s.rotation = %d is not a GBS_ROTATION_* value", name, int32(o.rotation))
 	}
+	var noCond bool
+	switch o.conditional {
+	case C.GBS_CONDITIONAL_AUTO:
+	case C.GBS_CONDITIONAL_OFF:
+		noCond = true
+	default:
+		return flow.Settings{}, argError("%s.conditional = %d is not a GBS_CONDITIONAL_* value", name, int32(o.conditional))
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return flow.Settings{}, err
@@ -58,6 +66,7 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 		Knots:              int(o.knots),
 		Whiten:             whiten,
 		Rotation:           rot,
+		NoConditional:      noCond,
 		Threads:            int(o.threads),
 		Damping:            float64(o.damping),
 		Bandwidth:          float64(o.bandwidth),
@@ -133,7 +142,8 @@ func gbs_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.
 		if err := checkOut(info, "gbs_flow_info"); err != nil {
 			return err
 		}
-		*info = C.gbs_flow_info{size: info.size, dim: C.int64_t(fl.Dim()), layers: C.int64_t(fl.Layers()), n_warnings: C.int64_t(len(fl.Warnings()))}
+		*info = C.gbs_flow_info{size: info.size, dim: C.int64_t(fl.Dim()), layers: C.int64_t(fl.Layers()),
+			n_warnings: C.int64_t(len(fl.Warnings())), conditional_layers: C.int64_t(fl.ConditionalLayers())}
 		return nil
 	})
 }

@@ -1,37 +1,31 @@
 package flow
 
-// When every layer has a full frame (k = d, the default for d <= 128), a
-// flow can be evaluated with one d×d product per layer instead of two, by
-// keeping the points in the frame of the current layer. With u_l = A_lᵀ z
-// the coordinates entering layer l and v_l = ψ_l(u_l) those leaving it
-// (ψ the identity on inactive directions),
+// A run of consecutive sliced layers with full frames (k = d, the default
+// for d <= 128) can be evaluated with one d×d product per layer instead
+// of two, by keeping the points in the frame of the current layer. With
+// u_l = A_lᵀ z the coordinates entering layer l and v_l = ψ_l(u_l) those
+// leaving it (ψ the identity on inactive directions),
 //
-//	u_1 = A_1ᵀ W (x - μ),   u_(l+1) = A_(l+1)ᵀ A_l v_l,   z = A_L v_L,
+//	u_1 = A_1ᵀ z_in,   u_(l+1) = A_(l+1)ᵀ A_l v_l,   z_out = A_L v_L,
 //
-// and backwards with the transposes. The layer-to-layer rotations are
-// precomputed from the stored frames, so a deserialized flow evaluates
-// bitwise like the fitted one.
+// and backwards with the transposes. A run that starts the flow takes the
+// whitening in its first product (z_in = W (x - μ)). The layer-to-layer
+// rotations are precomputed from the stored frames, so a deserialized
+// flow evaluates bitwise like the fitted one.
 type chain struct {
 	// Row-major products (rows are points): U = X · m.
-	first    []float64   // whiteᵀ A_1: (x-μ) to u_1
+	first    []float64   // whiteᵀ A_1 (or A_1): (x-μ) (or z_in) to u_1
 	link     [][]float64 // link[l] = A_lᵀ A_(l+1): v_l to u_(l+1)
 	last     []float64   // A_Lᵀ: v_L to z
 	lastInv  []float64   // A_L: z to v_L
 	linkInv  [][]float64 // link[l]ᵀ: u_(l+1) to v_l
-	firstInv []float64   // A_1ᵀ unwhiteᵀ: u_1 to (x-μ)
+	firstInv []float64   // A_1ᵀ unwhiteᵀ (or A_1ᵀ): u_1 to (x-μ) (or z_in)
 }
 
-// newChain returns the chain of the layers, or nil when some layer's
-// frame is not full (or there are no layers).
+// newChain returns the chain of a run of full-frame sliced layers; with
+// wt not nil, the run starts the flow and the chain includes the
+// whitening.
 func newChain(wt *whitening, layers []layer, d int) *chain {
-	if len(layers) == 0 {
-		return nil
-	}
-	for _, l := range layers {
-		if l.k != d {
-			return nil
-		}
-	}
 	mul := func(a, b []float64) []float64 {
 		out := make([]float64, d*d)
 		mulRows(out, a, d, d, b, d)
@@ -40,7 +34,12 @@ func newChain(wt *whitening, layers []layer, d int) *chain {
 	ch := &chain{}
 	a1 := layers[0].a
 	aL := layers[len(layers)-1].a
-	ch.first = mul(wt.whiteT, a1)
+	ch.first = a1
+	ch.firstInv = transpose(a1, d, d)
+	if wt != nil {
+		ch.first = mul(wt.whiteT, a1)
+		ch.firstInv = mul(ch.firstInv, wt.unT)
+	}
 	for i := 0; i+1 < len(layers); i++ {
 		lk := mul(transpose(layers[i].a, d, d), layers[i+1].a)
 		ch.link = append(ch.link, lk)
@@ -48,12 +47,11 @@ func newChain(wt *whitening, layers []layer, d int) *chain {
 	}
 	ch.last = transpose(aL, d, d)
 	ch.lastInv = aL
-	ch.firstInv = mul(transpose(a1, d, d), wt.unT)
 	return ch
 }
 
-// forward maps r centred rows xc (x - μ, overwritten) to z, adding the
-// layers' log|J| to ld.
+// forward maps r rows xc (x - μ when the chain includes the whitening,
+// else z_in; overwritten) to z, adding the layers' log|J| to ld.
 func (ch *chain) forward(z, ld, xc []float64, r, d int, layers []layer, s *scratch) {
 	u, w := s.p[:r*d], xc[:r*d]
 	mulRows(u, w, r, d, ch.first, d)
@@ -67,8 +65,8 @@ func (ch *chain) forward(z, ld, xc []float64, r, d int, layers []layer, s *scrat
 	mulRows(z, u, r, d, ch.last, d)
 }
 
-// inverse maps r rows z back to centred rows xc (x - μ), adding the
-// layers' log|dx/dz| to ld.
+// inverse maps r rows z back to rows xc (x - μ when the chain includes
+// the whitening, else z_in), adding the layers' log|dx/dz| to ld.
 func (ch *chain) inverse(xc, ld, z []float64, r, d int, layers []layer, s *scratch) {
 	v, w := s.p[:r*d], s.q[:r*d]
 	mulRows(v, z, r, d, ch.lastInv, d)

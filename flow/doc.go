@@ -17,8 +17,11 @@
 //     divergence of the flow grows from 5.5 to 7.2 nats);
 //   - whitening: subtract the mean, multiply by the inverse Cholesky
 //     factor of the covariance (default) or project on principal axes;
-//   - a few Gaussianizing layers x ↦ x - A Aᵀx + A ψ(Aᵀx), each with an
-//     orthonormal d×K frame A and K monotone 1-D maps ψ_k.
+//   - a few Gaussianizing layers, each of one of two kinds:
+//     sliced, x ↦ x - A Aᵀx + A ψ(Aᵀx), with an orthonormal d×K frame A
+//     and K monotone 1-D maps ψ_k; or conditional, which maps half of
+//     the coordinates, each by a monotone 1-D map whose shape depends on
+//     the other half, and leaves that half unchanged.
 //
 // and q(x) = φ(z) |det ∂z/∂x|, with φ the standard normal density in d
 // dimensions, is normalized by construction (the package's tests
@@ -55,13 +58,50 @@
 // alone (identity), so layers do not fit noise.
 //
 // With K = d, evaluation keeps points in the frame of the current layer,
-// so that a layer costs one d×d product (the rotation between consecutive
-// frames) and d spline evaluations per point.
+// so that a run of sliced layers costs one d×d product per layer (the
+// rotation between consecutive frames) and d spline evaluations per point.
 //
-// Stopping. A fifth of the (distinct) points is held out. Layers are
-// added while the held-out mean log-likelihood improves by more than two
-// standard errors of the paired per-point differences, up to MaxLayers
-// (10); the best prefix is kept.
+// # Conditional layers
+//
+// Some dependence is invisible to one-dimensional projections: in the
+// ring target of the reference problems, x_i² and x_(i+1)² trade off
+// while x_i and x_(i+1) are uncorrelated, so every projection is close to
+// Gaussian once the marginals are, and sliced layers stall (at a KL
+// divergence of 14 to 24 nats on the 64-d ring, no better than
+// Gaussianizing the marginals alone). A conditional layer maps each
+// coordinate j of one side B of a split by
+//
+//	z_j ↦ (1-t) ψ_jb(z_j) + t ψ_j(b+1)(z_j),
+//
+// where s_j = β_jᵀ (1, z_A, z_A² - 1) summarizes the other side A, the
+// bin b and fraction t place s_j between bin centres at quantiles of s_j
+// (about √n/10 bins, at most 8), and ψ_jb is a map fitted as above to the
+// points of bin b weighted by their share in it. β_j is the least-squares
+// prediction, from the features of A, of z_j (location) or of z_j² - 1
+// (scale), whichever gives held-out points the higher likelihood. A
+// keeps its values, so the Jacobian is triangular and the inverse is a
+// 1-D root between the two maps' own inverses.
+//
+// The split maximizes the dependence across the sides (a maximum cut of
+// the absolute correlations of z and z² between coordinates, by the
+// spectral sign pattern then single moves); conditional layers come in
+// pairs over one split, B given A and then A given B.
+//
+// # Choosing layers, and stopping
+//
+// Each layer is the sliced or the conditional candidate, whichever gains
+// more held-out log-likelihood: both gains are exact sums of per-map
+// gains, so the choice is exact model selection. Where sliced layers do
+// well (the banana, whose pairs are rotated so that coordinate-wise
+// conditioning sees nothing) conditional layers are never chosen and the
+// flow is as before; on the ring they bring KL(p‖q) from 24 to 3.7 nats,
+// on the funnel from 3.2 to 1.6 (measured on 8000 draws). Fitting both
+// candidates costs about twice the time of a sliced-only fit.
+//
+// A fifth of the (distinct) points is held out. Layers of
+// either kind are added while the held-out mean log-likelihood improves
+// by more than two standard errors of the paired per-point differences,
+// up to MaxLayers (10); the best prefix is kept.
 //
 // # Why these choices (measured)
 //

@@ -129,6 +129,10 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	mo.bandwidth = bws[0]
 	p := make([]float64, nt*k)
 	pv := make([]float64, nv*k)
+	var cs *condState
+	if !r.NoConditional && d >= 2 && nv > 0 {
+		cs = &condState{fit: condFit{zt: zt, zv: zv, nt: nt, nv: nv, d: d, wt: wtr, wv: wv, mo: mo, bws: bws, threads: threads}}
+	}
 	best, stale := 0, 0
 	var prevFrame []float64
 	for l := 1; l <= maxLayers && stale < stopPatience; l++ {
@@ -141,31 +145,48 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		}
 		maps := make([]spline, k)
 		active := make([]bool, k)
+		gains := make([]float64, k)
 		parallelFor(threads, k, func(c int) {
-			maps[c], active[c] = fitDirection(p, pv, c, k, nt, nv, wtr, wv, mo, bws)
+			maps[c], gains[c], active[c] = fitDirection(p, pv, c, k, nt, nv, wtr, wv, mo, bws)
 		})
 		var psi []spline
+		var slicedGain float64
 		for c, on := range active {
 			if on {
 				psi = append(psi, maps[c])
+				slicedGain += gains[c]
 			}
 		}
-		if len(psi) == 0 {
+		// The conditional candidate competes on the same footing: both
+		// gains are exact held-out log-likelihood gains of the layer.
+		var ly layer
+		if cl, gain, ok := cs.candidate(); ok && gain > slicedGain {
+			ly = layer{cond: &cl}
+			cs.accept()
+			applyCond(&cl, zt, nil, nt, d, threads)
+			if nv > 0 {
+				applyCond(&cl, zv, ldv, nv, d, threads)
+			}
+		} else if len(psi) > 0 {
+			ly = newLayer(a, d, k, active, psi)
+			cs.reset()
+			ka := len(ly.cols)
+			compactColumns(p, nt, k, ly.cols)
+			ly.applyProjected(zt, p[:nt*ka], nil, nt, d, threads)
+			if nv > 0 {
+				compactColumns(pv, nv, k, ly.cols)
+				ly.applyProjected(zv, pv[:nv*ka], ldv, nv, d, threads)
+			}
+		} else {
 			// No direction gains on held-out data: nothing to add.
 			stale++
 			continue
 		}
-		ly := newLayer(a, d, k, active, psi)
-		ka := len(ly.cols)
-		compactColumns(p, nt, k, ly.cols)
-		ly.applyProjected(zt, p[:nt*ka], nil, nt, d, threads)
 		f.layers = append(f.layers, ly)
 		if nv == 0 {
 			best = len(f.layers)
 			continue
 		}
-		compactColumns(pv, nv, k, ly.cols)
-		ly.applyProjected(zv, pv[:nv*ka], ldv, nv, d, threads)
 		pointLogLik(llNew, zv, ldv, nv, d, threads)
 		ll, _ := weightedMean(llNew, nil, wv)
 		f.heldOut = append(f.heldOut, ll)
@@ -209,8 +230,9 @@ func compactColumns(p []float64, n, k int, cols []int) {
 // of a layer is the sum over its directions of these 1-D gains, so the
 // choice is exact model selection for the layer. A direction whose best
 // map does not beat the identity is reported inactive: Gaussianizing it
-// would only fit noise.
-func fitDirection(p, pv []float64, c, k, nt, nv int, wt, wv []float64, mo marginalOptions, bws []float64) (spline, bool) {
+// would only fit noise. The gain returned is the map's mean held-out
+// log-likelihood gain (zero without a validation set).
+func fitDirection(p, pv []float64, c, k, nt, nv int, wt, wv []float64, mo marginalOptions, bws []float64) (spline, float64, bool) {
 	v := make([]float64, nt)
 	for i := range v {
 		v[i] = p[i*k+c]
@@ -221,10 +243,10 @@ func fitDirection(p, pv []float64, c, k, nt, nv int, wt, wv []float64, mo margin
 	}
 	md := newMarginalData(v, wc)
 	if md == nil {
-		return identitySpline(), false
+		return identitySpline(), 0, false
 	}
 	if nv == 0 {
-		return md.fit(mo), true
+		return md.fit(mo), 0, true
 	}
 	var best spline
 	bestGain := 0.0
@@ -247,7 +269,7 @@ func fitDirection(p, pv []float64, c, k, nt, nv int, wt, wv []float64, mo margin
 			best, bestGain = sp, gain
 		}
 	}
-	return best, bestGain > 0
+	return best, bestGain, bestGain > 0
 }
 
 // layerFrame chooses the k orthonormal directions of a layer on the

@@ -22,8 +22,8 @@ type Flow struct {
 	wt       *whitening
 	layers   []layer
 	warnings []string
-	threads  int    // 0: GOMAXPROCS
-	ch       *chain // derived: fast evaluation when all frames are full
+	threads  int       // 0: GOMAXPROCS
+	segs     []segment // derived: how the layers are evaluated
 
 	// heldOut[l] is the held-out mean log-likelihood after l layers
 	// (heldOut[0]: whitening only); empty without validation. Kept for
@@ -36,8 +36,19 @@ func (f *Flow) Dim() int { return f.d }
 
 // Layers returns the number of Gaussianizing layers after the bounds and
 // whitening maps (0 means q is the whitening Gaussian, pushed through the
-// bounds layer if any).
+// bounds layer if any), sliced and conditional together.
 func (f *Flow) Layers() int { return len(f.layers) }
+
+// ConditionalLayers returns how many of the layers are conditional.
+func (f *Flow) ConditionalLayers() int {
+	n := 0
+	for _, l := range f.layers {
+		if l.cond != nil {
+			n++
+		}
+	}
+	return n
+}
 
 // Warnings returns the documented fallbacks taken during the fit, such as
 // merged duplicate points or a whitening-only flow for too few points.
@@ -171,19 +182,45 @@ func newScratch(d, k int) *scratch {
 	}
 }
 
+// segment is a stretch of layers evaluated together: a run of
+// full-frame sliced layers as a chain (ch not nil), else one layer.
+type segment struct {
+	lo, hi int
+	ch     *chain
+}
+
 // init derives the evaluation structures from the fitted parameters. Fit
 // and UnmarshalBinary both end with it, so both evaluate identically.
 func (f *Flow) init() {
+	d := f.d
+	f.segs = nil
 	for i := range f.layers {
-		f.layers[i].init(f.d)
+		f.layers[i].init(d)
 	}
-	f.ch = newChain(f.wt, f.layers, f.d)
+	for lo := 0; lo < len(f.layers); {
+		hi := lo + 1
+		if !f.layers[lo].full(d) {
+			f.segs = append(f.segs, segment{lo: lo, hi: hi})
+			lo = hi
+			continue
+		}
+		for hi < len(f.layers) && f.layers[hi].full(d) {
+			hi++
+		}
+		var wt *whitening
+		if lo == 0 {
+			wt = f.wt
+		}
+		f.segs = append(f.segs, segment{lo: lo, hi: hi, ch: newChain(wt, f.layers[lo:hi], d)})
+		lo = hi
+	}
 }
 
+// maxK is the scratch width the layers need.
 func (f *Flow) maxK() int {
-	k := 1
-	for _, l := range f.layers {
-		k = max(k, l.k)
+	k := f.d
+	for i := range f.layers {
+		k = max(k, f.layers[i].width())
 	}
 	return k
 }
@@ -241,19 +278,31 @@ func (f *Flow) forwardRows(z, ld, x []float64, r int, s *scratch) {
 	for i := range ld[:r] {
 		ld[i] += f.wt.logDet
 	}
-	if f.ch != nil {
+	// Rows alternate between buf and z: a chain reads one and writes the
+	// other, the other layers work in place.
+	cur, other := buf, z[:r*d]
+	segs := f.segs
+	if len(segs) > 0 && segs[0].ch != nil {
 		for i := 0; i < r; i++ {
-			row := buf[i*d : (i+1)*d]
+			row := cur[i*d : (i+1)*d]
 			for j, m := range f.wt.mean {
 				row[j] -= m
 			}
 		}
-		f.ch.forward(z, ld, buf, r, d, f.layers, s)
 	} else {
-		f.wt.forward(z, buf, r, d)
-		for _, l := range f.layers {
-			l.forward(z, ld, r, d, s)
+		f.wt.forward(other, cur, r, d)
+		cur, other = other, cur
+	}
+	for _, sg := range segs {
+		if sg.ch == nil {
+			f.layers[sg.lo].forward(cur, ld, r, d, s)
+			continue
 		}
+		sg.ch.forward(other, ld, cur, r, d, f.layers[sg.lo:sg.hi], s)
+		cur, other = other, cur
+	}
+	if &cur[0] != &z[0] {
+		copy(z, cur)
 	}
 	for i := 0; i < r; i++ {
 		switch flag[i] {
@@ -271,21 +320,33 @@ func (f *Flow) forwardRows(z, ld, x []float64, r int, s *scratch) {
 func (f *Flow) inverseRows(x, ld, z []float64, r int, s *scratch) {
 	d := f.d
 	clear(ld[:r])
-	if f.ch != nil {
-		f.ch.inverse(x, ld, z, r, d, f.layers, s)
-		for i := 0; i < r; i++ {
-			row := x[i*d : (i+1)*d]
-			for j, m := range f.wt.mean {
-				row[j] += m
+	cur, other := s.buf[:r*d], x[:r*d]
+	copy(cur, z)
+	whitened := true // cur is in the whitened space, not yet x
+	for i := len(f.segs) - 1; i >= 0; i-- {
+		sg := f.segs[i]
+		if sg.ch == nil {
+			f.layers[sg.lo].inverse(cur, ld, r, d, s)
+			continue
+		}
+		sg.ch.inverse(other, ld, cur, r, d, f.layers[sg.lo:sg.hi], s)
+		cur, other = other, cur
+		if sg.lo == 0 { // the chain undid the whitening too: cur is x - μ
+			whitened = false
+			for k := 0; k < r; k++ {
+				row := cur[k*d : (k+1)*d]
+				for j, m := range f.wt.mean {
+					row[j] += m
+				}
 			}
 		}
-	} else {
-		buf := s.buf[:r*d]
-		copy(buf, z)
-		for li := len(f.layers) - 1; li >= 0; li-- {
-			f.layers[li].inverse(buf, ld, r, d, s)
-		}
-		f.wt.inverse(x, buf, r, d)
+	}
+	if whitened {
+		f.wt.inverse(other, cur, r, d)
+		cur, other = other, cur
+	}
+	if &cur[0] != &x[0] {
+		copy(x, cur)
 	}
 	for i := 0; i < r; i++ {
 		ld[i] -= f.wt.logDet

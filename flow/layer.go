@@ -2,18 +2,21 @@ package flow
 
 import "math"
 
-// layer is one Gaussianizing step,
+// layer is one Gaussianizing step. A sliced layer maps
 //
 //	x ↦ x - A Aᵀx + A ψ(Aᵀx),   log|J| = Σ_c log ψ_c'(a_cᵀx),
 //
 // for an orthonormal d×k frame A and monotone 1-D maps ψ_c. Directions
 // whose map did not improve the held-out likelihood are inactive: their
 // map is the identity and they cost nothing in the general evaluation.
+// A conditional layer (cond not nil; the sliced fields are then empty)
+// maps half of the coordinates given the other half, see condLayer.
 type layer struct {
 	k      int
 	a      []float64 // d×k frame, orthonormal
 	active []bool    // k flags
 	psi    []spline  // the maps of the active directions, in column order
+	cond   *condLayer
 
 	// Derived by init from the fields above.
 	cols []int     // indices of the active columns
@@ -29,8 +32,23 @@ func newLayer(a []float64, d, k int, active []bool, psi []spline) layer {
 	return l
 }
 
+// full reports whether l is a sliced layer with a full frame (k = d),
+// which a chain evaluates with one d×d product.
+func (l *layer) full(d int) bool { return l.cond == nil && l.k == d }
+
+// width is the scratch width (columns per row) the layer needs.
+func (l *layer) width() int {
+	if l.cond != nil {
+		return l.cond.width()
+	}
+	return l.k
+}
+
 // init derives the active-column matrices.
 func (l *layer) init(d int) {
+	if l.cond != nil {
+		return
+	}
 	l.cols = l.cols[:0]
 	for c, on := range l.active {
 		if on {
@@ -49,6 +67,10 @@ func (l *layer) init(d int) {
 
 // forward applies the layer to r rows of z in place, adding log|J| to ld.
 func (l *layer) forward(z, ld []float64, r, d int, s *scratch) {
+	if l.cond != nil {
+		l.cond.apply(z, ld, r, d, s, false)
+		return
+	}
 	ka := len(l.cols)
 	p := s.p[:r*ka]
 	mulRows(p, z, r, d, l.aa, ka)
@@ -58,6 +80,10 @@ func (l *layer) forward(z, ld []float64, r, d int, s *scratch) {
 
 // inverse undoes forward on r rows of z in place, adding log|dx/dz| to ld.
 func (l *layer) inverse(z, ld []float64, r, d int, s *scratch) {
+	if l.cond != nil {
+		l.cond.apply(z, ld, r, d, s, true)
+		return
+	}
 	ka := len(l.cols)
 	q := s.q[:r*ka]
 	mulRows(q, z, r, d, l.aa, ka)

@@ -40,8 +40,13 @@ type marginalData struct {
 // in place and summarizes them. It returns nil when the values carry no
 // spread, so that the only sensible map is the identity.
 func newMarginalData(v, w []float64) *marginalData {
-	n := len(v)
 	sortValues(v, w)
+	return summarize(v, w)
+}
+
+// summarize is newMarginalData for values already sorted increasingly.
+func summarize(v, w []float64) *marginalData {
+	n := len(v)
 	if w == nil {
 		w = make([]float64, n)
 		for i := range w {

@@ -15,8 +15,9 @@ import (
 // a fitted Gaussian and, with FLOW_GBS set, the bridge-sampling error of
 // ln Z (10⁴ draws of p and of q). It is skipped unless FLOW_MEASURE is
 // set; FLOW_REPS, FLOW_TARGET, FLOW_RANDOM (add random rotations),
-// FLOW_DEEP (add MaxLayers 16) and FLOW_BOUNDS (fit with the prior boxes
-// as bounds) adjust it:
+// FLOW_DEEP (add MaxLayers 16), FLOW_SLICED (add sliced layers only,
+// NoConditional) and FLOW_BOUNDS (fit with the prior boxes as bounds)
+// adjust it:
 //
 //	FLOW_MEASURE=1 FLOW_GBS=1 FLOW_REPS=5 go test -run TestMeasure -v ./flow/
 func TestMeasure(t *testing.T) {
@@ -34,6 +35,9 @@ func TestMeasure(t *testing.T) {
 	cfgs := []cfg{{"default", Settings{}}}
 	if os.Getenv("FLOW_DEEP") != "" {
 		cfgs = append(cfgs, cfg{"max16", Settings{MaxLayers: 16}})
+	}
+	if os.Getenv("FLOW_SLICED") != "" {
+		cfgs = append(cfgs, cfg{"sliced", Settings{NoConditional: true}})
 	}
 	if os.Getenv("FLOW_RANDOM") != "" {
 		cfgs = append(cfgs, cfg{"random30", Settings{Rotation: RandomRotation, MaxLayers: 30}})

@@ -8,19 +8,27 @@ import (
 	"math"
 )
 
-// Binary format, little-endian, version 1:
+// Binary format, little-endian, version 2:
 //
 //	magic     "GBSFLOW\x00"
-//	version   uint32 (1)
+//	version   uint32 (2)
 //	d         uint32
 //	bounded   uint8; if 1, per coordinate: kind uint8, lower, upper,
 //	          lower scale, upper scale float64
 //	whitening mean [d], white [d·d], unwhite [d·d] float64
-//	layers    uint32; per layer: k uint32, frame [d·k] float64,
-//	          active [k] uint8, then per active direction a spline:
-//	          n uint32, x [n], y [n], derivative [n] float64
+//	layers    uint32; per layer a kind uint8, then
+//	          0 (sliced): k uint32, frame [d·k] float64, active [k] uint8,
+//	            then per active direction a spline
+//	          1 (conditional): m uint32, conditioning coordinates [m]
+//	            uint32, t uint32, target coordinates [t] uint32, feature
+//	            weights [t·(1+2m)] float64, then per target: b uint32,
+//	            bin centres [b] float64 and b splines
+//	          a spline: n uint32, x [n], y [n], derivative [n] float64
 //	warnings  uint32; per warning: length uint32, UTF-8 bytes
 //	checksum  uint32, CRC-32 (IEEE) of everything before it
+//
+// Version 1 (before conditional layers) has no kind byte, every layer
+// being sliced; it is still read.
 //
 // Only fitted parameters are stored, as exact float64 bits; everything
 // derived from them is recomputed by the same code as after Fit, so a
@@ -30,7 +38,7 @@ import (
 
 const (
 	formatMagic   = "GBSFLOW\x00"
-	formatVersion = 1
+	formatVersion = 2
 	maxFormatDim  = 1 << 14
 )
 
@@ -61,6 +69,12 @@ func (f *Flow) MarshalBinary() ([]byte, error) {
 	w.f64s(f.wt.unwhite)
 	w.u32(uint32(len(f.layers)))
 	for _, l := range f.layers {
+		if l.cond != nil {
+			w.u8(1)
+			w.condLayer(l.cond)
+			continue
+		}
+		w.u8(0)
 		w.u32(uint32(l.k))
 		w.f64s(l.a)
 		for _, on := range l.active {
@@ -70,11 +84,8 @@ func (f *Flow) MarshalBinary() ([]byte, error) {
 				w.u8(0)
 			}
 		}
-		for _, sp := range l.psi {
-			w.u32(uint32(len(sp.x)))
-			w.f64s(sp.x)
-			w.f64s(sp.y)
-			w.f64s(sp.d)
+		for i := range l.psi {
+			w.spline(&l.psi[i])
 		}
 	}
 	w.u32(uint32(len(f.warnings)))
@@ -106,8 +117,9 @@ func decode(data []byte) (*Flow, error) {
 		return nil, errors.New("flow: serialized flow is corrupt (checksum mismatch)")
 	}
 	r := reader{b: body[len(formatMagic):]}
-	if v := r.u32(); r.err == nil && v != formatVersion {
-		return nil, fmt.Errorf("flow: serialized flow has format version %d, this package reads version %d", v, formatVersion)
+	version := r.u32()
+	if r.err == nil && (version < 1 || version > formatVersion) {
+		return nil, fmt.Errorf("flow: serialized flow has format version %d, this package reads versions 1 to %d", version, formatVersion)
 	}
 	d := int(r.u32())
 	if r.err == nil && (d < 1 || d > maxFormatDim) {
@@ -132,6 +144,18 @@ func decode(data []byte) (*Flow, error) {
 		r.fail("layer count %d exceeds the data", nl)
 	}
 	for li := 0; li < nl && r.err == nil; li++ {
+		if version >= 2 {
+			switch r.u8() {
+			case 0:
+			case 1:
+				cl := r.condLayer(li, d)
+				f.layers = append(f.layers, layer{cond: cl})
+				continue
+			default:
+				r.fail("layer %d: unknown kind", li)
+				continue
+			}
+		}
 		k := int(r.u32())
 		if r.err == nil && (k < 1 || k > d) {
 			r.fail("layer %d has %d directions", li, k)
@@ -150,18 +174,7 @@ func decode(data []byte) (*Flow, error) {
 			}
 		}
 		for c := 0; c < na && r.err == nil; c++ {
-			n := int(r.u32())
-			if r.err == nil && (n < 2 || n > r.left()/24) {
-				r.fail("layer %d: spline with %d knots", li, n)
-				break
-			}
-			sp := spline{x: r.f64s(n), y: r.f64s(n), d: r.f64s(n)}
-			if r.err == nil {
-				if err := sp.init(); err != nil {
-					r.fail("layer %d: %v", li, err)
-				}
-			}
-			l.psi = append(l.psi, sp)
+			l.psi = append(l.psi, r.spline(li))
 		}
 		if r.err == nil && !orthonormal(l.a, d, k) {
 			r.fail("layer %d: frame is not orthonormal", li)
@@ -263,6 +276,109 @@ func orthonormal(a []float64, d, k int) bool {
 		}
 	}
 	return true
+}
+
+func (w *writer) spline(sp *spline) {
+	w.u32(uint32(len(sp.x)))
+	w.f64s(sp.x)
+	w.f64s(sp.y)
+	w.f64s(sp.d)
+}
+
+func (w *writer) indices(v []int) {
+	w.u32(uint32(len(v)))
+	for _, j := range v {
+		w.u32(uint32(j))
+	}
+}
+
+func (w *writer) condLayer(c *condLayer) {
+	w.indices(c.cond)
+	w.indices(c.targ)
+	w.f64s(c.beta)
+	for t := range c.targ {
+		w.u32(uint32(len(c.centres[t])))
+		w.f64s(c.centres[t])
+		for b := range c.psi[t] {
+			w.spline(&c.psi[t][b])
+		}
+	}
+}
+
+// spline reads a spline of layer li and validates it.
+func (r *reader) spline(li int) spline {
+	n := int(r.u32())
+	if r.err == nil && (n < 2 || n > r.left()/24) {
+		r.fail("layer %d: spline with %d knots", li, n)
+		return spline{}
+	}
+	sp := spline{x: r.f64s(n), y: r.f64s(n), d: r.f64s(n)}
+	if r.err == nil {
+		if err := sp.init(); err != nil {
+			r.fail("layer %d: %v", li, err)
+		}
+	}
+	return sp
+}
+
+// indices reads a list of distinct coordinates below d, marking them in
+// seen, which they must not already be in.
+func (r *reader) indices(li, d int, seen []bool) []int {
+	n := int(r.u32())
+	if r.err == nil && (n < 1 || n > d) {
+		r.fail("layer %d: %d coordinates", li, n)
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		j := int(r.u32())
+		if r.err == nil && (j >= d || seen[j] || (i > 0 && j <= out[i-1])) {
+			r.fail("layer %d: bad coordinate list", li)
+			return nil
+		}
+		if r.err == nil {
+			seen[j] = true
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// condLayer reads conditional layer li of a d-dimensional flow.
+func (r *reader) condLayer(li, d int) *condLayer {
+	seen := make([]bool, d)
+	c := &condLayer{}
+	c.cond = r.indices(li, d, seen)
+	c.targ = r.indices(li, d, seen)
+	if r.err != nil {
+		return c
+	}
+	c.beta = r.f64s(len(c.targ) * c.nf())
+	for _, v := range c.beta {
+		if !isFinite(v) {
+			r.fail("layer %d: feature weight is not finite", li)
+		}
+	}
+	for t := 0; t < len(c.targ) && r.err == nil; t++ {
+		nb := int(r.u32())
+		if r.err == nil && (nb < 1 || nb > r.left()/8) {
+			r.fail("layer %d: %d bins", li, nb)
+			break
+		}
+		centres := r.f64s(nb)
+		for b, v := range centres {
+			if !isFinite(v) || (b > 0 && !(v > centres[b-1])) {
+				r.fail("layer %d: bin centres are not finite and increasing", li)
+			}
+		}
+		psi := make([]spline, 0, nb)
+		for b := 0; b < nb && r.err == nil; b++ {
+			psi = append(psi, r.spline(li))
+		}
+		c.centres = append(c.centres, centres)
+		c.psi = append(c.psi, psi)
+	}
+	return c
 }
 
 type writer struct{ b []byte }

@@ -79,7 +79,7 @@ func TestUnmarshalGarbage(t *testing.T) {
 	flipped[len(flipped)/3] ^= 0x10
 	cases["flipped byte"] = flipped
 	future := slices.Clone(data[:len(data)-4])
-	future[8] = 2 // version
+	future[8] = formatVersion + 1
 	cases["future version"] = append(future, crcBytes(future)...)
 	for name, b := range cases {
 		var g Flow
@@ -104,6 +104,7 @@ func TestUnmarshalGarbage(t *testing.T) {
 	w.u8(0)
 	w.f64s([]float64{0, 0, 1, 0, 0, 1, 1, 0, 0, 1})
 	w.u32(1) // one layer with a non-orthonormal frame
+	w.u8(0)
 	w.u32(2)
 	w.f64s([]float64{1, 1, 0, 1})
 	w.u8(0)

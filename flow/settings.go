@@ -53,6 +53,12 @@ type Settings struct {
 	// MaxSliced.
 	Rotation RotationMode
 
+	// NoConditional disables conditional layers. By default each layer
+	// is either sliced or conditional (half of the coordinates mapped
+	// given the other half), whichever gains more held-out likelihood;
+	// without a validation set (Layers > 0) all layers are sliced.
+	NoConditional bool
+
 	// Lower and Upper are optional box bounds, nil meaning unbounded; an
 	// entry may be ±Inf for a coordinate unbounded on that side. Bounded
 	// coordinates enter through an inverse-softplus layer (a softened

@@ -35,7 +35,7 @@ func TestPipelinePaperProblems(t *testing.T) {
 		{"funnel", 0.15},
 		{"banana", 0.25},
 		{"cauchy", 0.4},
-		{"ring", 2},
+		{"ring", 0.3},
 	} {
 		p, err := problems.ByName(tc.name)
 		if err != nil {

@@ -326,10 +326,15 @@ typedef struct gbs_flow gbs_flow;
                                      distance (default) */
 #define GBS_ROTATION_RANDOM 1     /* random orthonormal frame */
 
+/* Layer kinds a fit may use (gbs_flow_options.conditional). */
+#define GBS_CONDITIONAL_AUTO 0 /* each layer sliced or conditional, whichever
+                                  fits held-out points better (default) */
+#define GBS_CONDITIONAL_OFF 1  /* sliced layers only */
+
 typedef struct gbs_flow_options {
   size_t size;        /* sizeof(gbs_flow_options) */
   int32_t max_layers; /* cap when a held-out set chooses the number of
-                         layers; default 12 */
+                         layers; default 10 */
   int32_t layers;     /* > 0: exactly this many layers, no held-out set */
   int32_t directions; /* directions per layer; default min(d, 128) */
   int32_t knots;      /* interior knots per 1-D spline, 0 (default:
@@ -338,7 +343,11 @@ typedef struct gbs_flow_options {
   int32_t rotation;   /* GBS_ROTATION_*; default max-sliced */
   int32_t threads;    /* threads for fitting and for using the flow;
                          0: gbs_set_threads' value.  No effect on results */
-  int32_t reserved;   /* zero */
+  int32_t conditional; /* GBS_CONDITIONAL_*; default auto.  Conditional
+                          layers map half of the coordinates given the
+                          other half (dependence that no 1-d projection
+                          shows); without a held-out set (layers > 0) all
+                          layers are sliced */
   double damping;     /* in (0, 1]; default 0.9 */
   double bandwidth;   /* factor on Scott's kernel bandwidth; default 1 */
   double validation_fraction; /* held-out share in (0, 0.5]; default 0.2 */
@@ -355,6 +364,7 @@ typedef struct gbs_flow_info {
                          whitening Gaussian alone) */
   int64_t n_warnings; /* fallbacks taken during the fit, see
                          gbs_flow_warnings */
+  int64_t conditional_layers; /* how many of the layers are conditional */
 } gbs_flow_info;
 
 #ifndef GBS_NO_PROTOTYPES

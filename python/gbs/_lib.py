@@ -75,7 +75,7 @@ class CResult(Structure):
 class FlowOptions(Structure):
     _fields_ = [("size", c_size_t), ("max_layers", c_int32), ("layers", c_int32),
                 ("directions", c_int32), ("knots", c_int32), ("whiten", c_int32),
-                ("rotation", c_int32), ("threads", c_int32), ("reserved", c_int32),
+                ("rotation", c_int32), ("threads", c_int32), ("conditional", c_int32),
                 ("damping", c_double), ("bandwidth", c_double),
                 ("validation_fraction", c_double), ("seed", c_uint64),
                 ("lower", _dp), ("upper", _dp)]
@@ -83,7 +83,7 @@ class FlowOptions(Structure):
 
 class FlowInfo(Structure):
     _fields_ = [("size", c_size_t), ("dim", c_int64), ("layers", c_int64),
-                ("n_warnings", c_int64)]
+                ("n_warnings", c_int64), ("conditional_layers", c_int64)]
 
 
 class NutsOptions(Structure):

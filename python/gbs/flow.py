@@ -11,13 +11,17 @@ from ._callbacks import run
 
 _WHITEN = {"cholesky": 0, "pca": 1, "none": 2}
 _ROTATION = {"max-sliced": 0, "random": 1}
+_CONDITIONAL = {True: 0, False: 1}
 
 
 class Flow:
-    """A normalized density q fitted to samples by sliced iterative
-    Gaussianization: a whitening map, then layers that each choose
+    """A normalized density q fitted to samples by iterative
+    Gaussianization: a whitening map, then layers that each either choose
     directions along which the data are least Gaussian and Gaussianize them
-    with monotone splines. ``log_prob`` integrates to one.
+    with monotone splines (sliced layers), or map half of the coordinates
+    with splines whose shape depends on the other half (conditional
+    layers), whichever fits held-out points better. ``log_prob``
+    integrates to one.
 
     Create one with :meth:`Flow.fit` or :meth:`Flow.load`; then
     :meth:`log_prob`, :meth:`sample`, :meth:`forward`, :meth:`inverse`,
@@ -30,6 +34,8 @@ class Flow:
         Dimension d.
     layers : int
         Gaussianizing layers after the whitening.
+    conditional_layers : int
+        How many of them are conditional.
     """
 
     def __init__(self, handle):
@@ -37,11 +43,12 @@ class Flow:
         info = _lib.new_struct(_lib.FlowInfo)
         _lib.call(_lib.lib.gbs_flow_get_info, self._handle, ctypes.byref(info))
         self.dim, self.layers = int(info.dim), int(info.layers)
+        self.conditional_layers = int(info.conditional_layers)
 
     @classmethod
     def fit(cls, samples, *, bounds=None, seed=None, weights=None, max_layers=None, layers=None,
             directions=None, knots=None, damping=None, bandwidth=None, validation_fraction=None,
-            whiten="cholesky", rotation="max-sliced", threads=None):
+            whiten="cholesky", rotation="max-sliced", conditional=True, threads=None):
         """Fit a flow to samples.
 
         Parameters
@@ -61,7 +68,7 @@ class Flow:
             Non-negative weights of the samples.
         max_layers : int, optional
             Cap on the layers when a held-out set chooses their number
-            (default 12).
+            (default 10).
         layers : int, optional
             Exactly this many layers, no held-out set.
         directions : int, optional
@@ -77,6 +84,10 @@ class Flow:
             Held-out share in (0, 0.5] (default 0.2).
         whiten : {"cholesky", "pca", "none"}
         rotation : {"max-sliced", "random"}
+        conditional : bool
+            Allow conditional layers (default True); False fits sliced
+            layers only. Without a held-out set (``layers`` given) all
+            layers are sliced.
         threads : int, optional
             Threads for the fit and later use; default all.
 
@@ -112,6 +123,9 @@ class Flow:
         opt.threads = positive_int(threads, "threads")
         opt.whiten = _WHITEN[whiten]
         opt.rotation = _ROTATION[rotation]
+        if conditional not in _CONDITIONAL:
+            raise ValueError("conditional must be True or False, not %r" % (conditional,))
+        opt.conditional = _CONDITIONAL[conditional]
         opt.damping = float(damping or 0)
         opt.bandwidth = float(bandwidth or 0)
         opt.validation_fraction = float(validation_fraction or 0)
@@ -282,4 +296,5 @@ class Flow:
         self.close()
 
     def __repr__(self):
-        return "Flow(dim=%d, layers=%d)" % (self.dim, self.layers)
+        return "Flow(dim=%d, layers=%d, conditional_layers=%d)" % (
+            self.dim, self.layers, self.conditional_layers)

@@ -28,6 +28,20 @@ int main(void) {
   CHECK_OK(gbs_flow_get_info(flow, &info, &err));
   CHECK(info.dim == d && info.layers >= 1, "dim %lld, layers %lld", (long long)info.dim,
         (long long)info.layers);
+  CHECK(info.conditional_layers >= 0 && info.conditional_layers <= info.layers, "%lld conditional of %lld layers",
+        (long long)info.conditional_layers, (long long)info.layers);
+  printf("flow: %lld layers, %lld conditional\n", (long long)info.layers, (long long)info.conditional_layers);
+
+  /* Sliced layers only on request. */
+  gbs_flow_options sliced = opt;
+  sliced.conditional = GBS_CONDITIONAL_OFF;
+  gbs_flow *sflow = NULL;
+  CHECK_OK(gbs_flow_fit(x, 2000, d, NULL, &sliced, &sflow, &err));
+  gbs_flow_info sinfo = {sizeof sinfo};
+  CHECK_OK(gbs_flow_get_info(sflow, &sinfo, &err));
+  CHECK(sinfo.layers >= 1 && sinfo.conditional_layers == 0, "GBS_CONDITIONAL_OFF: %lld conditional of %lld layers",
+        (long long)sinfo.conditional_layers, (long long)sinfo.layers);
+  CHECK_OK(gbs_flow_free(sflow, &err));
 
   /* Draws lie inside the box and their log q matches gbs_flow_log_prob. */
   CHECK_OK(gbs_flow_sample(flow, n, 7, y, lq, &err));
@@ -106,6 +120,12 @@ int main(void) {
   gbs_free_error(e);
   e = NULL;
   CHECK(gbs_flow_fit(x, -3, d, NULL, NULL, &bad, &e) == GBS_ERR_ARGUMENT, "negative n accepted");
+  gbs_free_error(e);
+  gbs_flow_options badopt = {sizeof badopt};
+  badopt.conditional = 7;
+  e = NULL;
+  CHECK(gbs_flow_fit(x, n, d, NULL, &badopt, &bad, &e) == GBS_ERR_ARGUMENT, "conditional = 7 accepted");
+  printf("conditional = 7 -> %s\n", e ? e : "(none)");
   gbs_free_error(e);
   for (int64_t i = 0; i < n; i++) x[i * d + 3] = 1.0; /* a constant column */
   e = NULL;

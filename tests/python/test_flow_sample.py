@@ -45,6 +45,27 @@ def test_flow_fit_use_save_load(tmp_path):
     assert flow.sample(0).shape == (0, 2) and flow.log_prob(np.empty((0, 2))).shape == (0,)
 
 
+def test_flow_conditional_layers():
+    # Four 2-d annuli on scattered coordinate pairs: each coordinate's
+    # shape depends on its partner, which conditional layers capture.
+    rng = np.random.default_rng(4)
+    n, pairs = 7000, [(0, 5), (1, 3), (2, 7), (4, 6)]
+    x = np.empty((n, 8))
+    for a, b in pairs:
+        r = math.sqrt(2) + 0.15 * rng.standard_normal(n)
+        th = rng.uniform(0, 2 * math.pi, n)
+        x[:, a], x[:, b] = r * np.cos(th), r * np.sin(th)
+    x, held_out = x[:6000], x[6000:]
+    both = gbs.Flow.fit(x, seed=1)
+    sliced = gbs.Flow.fit(x, seed=1, conditional=False)
+    assert both.conditional_layers >= 2 and sliced.conditional_layers == 0
+    assert "conditional_layers=" in repr(both)
+    # Held-out log q is higher with conditional layers.
+    assert both.log_prob(held_out).mean() > sliced.log_prob(held_out).mean() + 0.1
+    with pytest.raises(ValueError, match="conditional"):
+        gbs.Flow.fit(x, conditional="yes")
+
+
 def test_flow_inputs():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2000, 3))
