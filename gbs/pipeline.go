@@ -3,6 +3,7 @@ package gbs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gbs-evidence/gbs/ensemble"
 	"github.com/gbs-evidence/gbs/nuts"
@@ -64,6 +65,9 @@ type PipelineResult struct {
 	// over both runs after a retry; LogDensityCalls counts the evidence
 	// stage's log-density evaluations.
 	GradCalls, LogDensityCalls int64
+	// SamplingTime (both runs after a retry) and EvidenceTime are the
+	// wall times of the two stages.
+	SamplingTime, EvidenceTime time.Duration
 }
 
 // Pipeline draws from p with NUTS and estimates ln Z from the draws: the
@@ -89,6 +93,7 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	if retry > 0 && !(retry < 1) {
 		return nil, fmt.Errorf("gbs: RetryTargetAccept = %v, want a value in (0, 1), 0 for the default or negative for none", retry)
 	}
+	start := time.Now()
 	draws, err := nuts.Sample(ctx, f, d, &cfg.Sampler)
 	if err != nil {
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
@@ -106,6 +111,8 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 		out.Sampling, out.TargetAccept, out.Retried = draws, retry, true
 		out.GradCalls += draws.GradCalls
 	}
+	out.SamplingTime = time.Since(start)
+	start = time.Now()
 	samples := &Samples{Dim: d, Chains: draws.Draws, LogP: draws.LogP, NCall: out.GradCalls}
 	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
 	ev.Concurrent = ev.Concurrent || cfg.Sampler.Threads != 1
@@ -113,6 +120,7 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	if err != nil {
 		return nil, err
 	}
+	out.EvidenceTime = time.Since(start)
 	res.Warnings = append(res.Warnings, notes...)
 	res.Warnings = append(res.Warnings, samplingWarnings(draws, out.TargetAccept)...)
 	out.Evidence, out.LogDensityCalls = res, res.NCall

@@ -8,8 +8,11 @@
 // chains, iterations and flow layers), GIS and GHM (the flow with
 // importance sampling and the harmonic mean), WBS (warp-III bridge
 // sampling), AIS and RAIS (annealed importance sampling forward and
-// reverse, at about GBS's gradient-call count). GBS, GIS, GHM and WBS of
-// the same seed share one NUTS run; its time is included in each.
+// reverse, at about GBS's gradient-call count). GBS and GBSL are
+// gbs.Pipeline as users run it (NUTS at its default acceptance target, a
+// second run at a higher one after divergences, then the evidence); GIS,
+// GHM and WBS of the same seed reuse GBS's draws, and their times include
+// its sampling.
 package main
 
 import (

@@ -34,21 +34,25 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		if !wantFull && !(cfg.methods["GBSL"] && r < cfg.repeatsGBS) {
 			continue
 		}
-		var draws *nuts.Result
-		var nutsSeconds float64
+		// GBS is the pipeline as users run it (a second NUTS run at a
+		// higher acceptance target after divergences); GIS, GHM, WBS and
+		// the annealing budget reuse its draws.
+		var pr *gbs.PipelineResult
 		if wantFull {
-			t0 := time.Now()
-			draws, err = nuts.Sample(ctx, grad, p.Dim, nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed))
-			nutsSeconds = since(t0)
+			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed)})
 			if err != nil {
-				fail("NUTS", err)
+				fail("GBS", err)
 				continue
+			}
+			if cfg.methods["GBS"] && r < cfg.repeatsGBS {
+				emit(pipelineRun(base, "GBS", pr))
 			}
 		}
 		evidence := func(method string, set gbs.Settings) {
 			t0 := time.Now()
 			set.Seed, set.Lower, set.Upper = seed, p.Lower, p.Upper
-			s := &gbs.Samples{Dim: p.Dim, Chains: draws.Draws, LogP: draws.LogP, NCall: draws.GradCalls}
+			draws := pr.Sampling
+			s := &gbs.Samples{Dim: p.Dim, Chains: draws.Draws, LogP: draws.LogP, NCall: pr.GradCalls}
 			res, err := gbs.Evidence(ctx, p.LogProbBatch, s, &set)
 			if err != nil {
 				fail(method, err)
@@ -56,12 +60,9 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 			run := base
 			run.Method, run.LogZ, run.LogZErr = method, res.LogZ, res.LogZErr
-			run.NCall, run.NGrad = res.NCall, draws.GradCalls
-			run.Seconds = nutsSeconds + since(t0)
+			run.NCall, run.NGrad = res.NCall, pr.GradCalls
+			run.Seconds = pr.SamplingTime.Seconds() + since(t0)
 			emit(run)
-		}
-		if cfg.methods["GBS"] && r < cfg.repeatsGBS {
-			evidence("GBS", gbs.Settings{})
 		}
 		if r < cfg.repeats {
 			if cfg.methods["GIS"] {
@@ -74,42 +75,42 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 				evidence("WBS", gbs.Settings{Method: gbs.Warp3})
 			}
 			if cfg.methods["AIS"] || cfg.methods["RAIS"] {
-				runAnnealing(ctx, p, cfg, draws, seed, base, emit, fail)
+				runAnnealing(ctx, p, cfg, pr.Sampling, pr.GradCalls, seed, base, emit, fail)
 			}
 		}
 		if cfg.methods["GBSL"] && r < cfg.repeatsGBS {
-			t0 := time.Now()
-			light, err := nuts.Sample(ctx, grad, p.Dim, nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed))
+			light, err := gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{
+				Sampler: *nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed),
+				Evidence: gbs.Settings{Proposal: gbs.FlowProposal(&flow.Settings{MaxLayers: lightLayers, Lower: p.Lower, Upper: p.Upper})},
+			})
 			if err != nil {
 				fail("GBSL", err)
 				continue
 			}
-			set := gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper,
-				Proposal: gbs.FlowProposal(&flow.Settings{MaxLayers: lightLayers, Lower: p.Lower, Upper: p.Upper})}
-			s := &gbs.Samples{Dim: p.Dim, Chains: light.Draws, LogP: light.LogP, NCall: light.GradCalls}
-			res, err := gbs.Evidence(ctx, p.LogProbBatch, s, &set)
-			if err != nil {
-				fail("GBSL", err)
-				continue
-			}
-			run := base
-			run.Method, run.LogZ, run.LogZErr = "GBSL", res.LogZ, res.LogZErr
-			run.NCall, run.NGrad, run.Seconds = res.NCall, light.GradCalls, since(t0)
-			emit(run)
+			emit(pipelineRun(base, "GBSL", light))
 		}
 	}
 	return nil
 }
 
+// pipelineRun is the output line of a pipeline run.
+func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
+	run := base
+	run.Method, run.LogZ, run.LogZErr = method, pr.Evidence.LogZ, pr.Evidence.LogZErr
+	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
+	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
+	return run
+}
+
 func nutsSettings(p *problems.Problem, chains, iters int, warmupFrac float64, seed uint64) *nuts.Settings {
 	warm := int(math.Round(warmupFrac * float64(iters)))
-	return &nuts.Settings{Chains: chains, Warmup: warm, Draws: iters - warm, Lower: p.Lower, Upper: p.Upper, Seed: seed,
-		TargetAccept: gbs.PipelineTargetAccept}
+	return &nuts.Settings{Chains: chains, Warmup: warm, Draws: iters - warm, Lower: p.Lower, Upper: p.Upper, Seed: seed}
 }
 
 // runAnnealing runs AIS and RAIS with about as many gradient calls as the
-// NUTS run of the same seed, from the flat prior box of the problem.
-func runAnnealing(ctx context.Context, p *problems.Problem, cfg *config, draws *nuts.Result, seed uint64, base Run, emit func(Run), fail func(string, error)) {
+// NUTS sampling of the same seed (budget), from the flat prior box of the
+// problem.
+func runAnnealing(ctx context.Context, p *problems.Problem, cfg *config, draws *nuts.Result, budget int64, seed uint64, base Run, emit func(Run), fail func(string, error)) {
 	if p.Lower == nil {
 		return
 	}
@@ -153,7 +154,7 @@ func runAnnealing(ctx context.Context, p *problems.Problem, cfg *config, draws *
 	}
 	perTransition := math.Max(1, leap/float64(kept))
 	const runs = 16
-	steps := max(10, int(float64(draws.GradCalls)/(runs*perTransition)))
+	steps := max(10, int(float64(budget)/(runs*perTransition)))
 	var invMetric []float64
 	for _, c := range draws.Chains {
 		if invMetric == nil {
