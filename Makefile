@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c bench-paper bench-smoke venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c bench-paper bench-ns bench-smoke venv clean
 
 all: build lib
 
@@ -105,6 +105,16 @@ bench-paper: venv
 	mkdir -p bench-out
 	$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl
 	$(VPY) bench/summarize.py bench-out/runs.jsonl --command "$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl"
+
+# Nested sampling (dynesty, default settings) on the same problems, for
+# the comparison; hours of CPU, resumable (runs already in the output are
+# skipped). NS_FLAGS passes options, e.g. NS_FLAGS="--repeats 4 --maxcall 30000000".
+bench-ns: $(VENV)/.bench-stamp
+	$(VPY) bench/dynesty_bench.py --out bench/results/ns.jsonl $(NS_FLAGS)
+
+$(VENV)/.bench-stamp: bench/requirements.txt $(VENV)/.stamp
+	$(VPY) -m pip install --quiet -r bench/requirements.txt
+	touch $@
 
 # Two repeats of every method on the funnel: the benchmark's plumbing, end to end.
 bench-smoke: venv
