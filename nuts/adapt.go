@@ -151,19 +151,18 @@ var (
 // the current state: double or halve ε until the acceptance probability of
 // one leapfrog step crosses 0.8. It leaves the chain's state unchanged.
 func (s *sampler) initStepSize() error {
-	z := &s.fwd
+	// The transition's scratch is free between transitions.
+	z, e := s.fwd, s.fwdFwd
 	logTarget := math.Log(0.8)
 	direction := 0
 	for {
-		z.copyState(&s.cur)
-		s.metric.sampleMomentum(z.p, s.rng)
-		s.metric.velocity(s.v, z.p)
-		h0 := hamiltonian(z, s.v)
-		if err := s.leapfrog(z, s.eps); err != nil {
+		z.copyFrom(s.cur)
+		h0 := hamiltonian(z.lp, s.drawMomentum(z.p, e.s))
+		kin, err := s.leapfrog(z, z, e, s.eps)
+		if err != nil {
 			return err
 		}
-		s.metric.velocity(s.v, z.p)
-		h := hamiltonian(z, s.v)
+		h := hamiltonian(z.lp, kin)
 		deltaH := h0 - h
 		if direction == 0 {
 			// The first trial fixes whether we grow or shrink.

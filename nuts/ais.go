@@ -417,7 +417,7 @@ func (a *annealer) run(done <-chan struct{}, stream uint64, index, runs int, rev
 		// coming transition: one call yields both log L for the weight
 		// and the tempered density and gradient the transition needs.
 		tmp.beta = a.betas[next]
-		if err := smp.eval(&smp.cur); err != nil {
+		if err := smp.eval(smp.cur); err != nil {
 			return out, err
 		}
 		ll := tmp.lastLL

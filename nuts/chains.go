@@ -530,7 +530,7 @@ func (s *sampler) warmup(n int, target float64, stats *ChainStats) error {
 // start places the chain at init, or at a random point drawn as
 // documented on Settings.Lower, and evaluates the density there.
 func (s *sampler) start(init, lower, upper []float64) error {
-	z := &s.cur
+	z := s.cur
 	attempts := maxInitAttempts
 	if init != nil {
 		attempts = 1

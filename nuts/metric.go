@@ -73,6 +73,15 @@ func newMetric(kind Metric, d int) *metric {
 	return m
 }
 
+// diagonal returns M⁻¹ if it is diagonal (DiagMetric, UnitMetric) and nil
+// otherwise, for the integrator's fused loops.
+func (m *metric) diagonal() []float64 {
+	if m.kind == DenseMetric {
+		return nil
+	}
+	return m.diag
+}
+
 // velocity writes dst = M⁻¹ p, the time derivative of the position (and
 // Stan's p♯, used by the generalized no-U-turn criterion).
 func (m *metric) velocity(dst, p []float64) {

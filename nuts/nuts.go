@@ -1,9 +1,6 @@
 package nuts
 
-import (
-	"math"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // maxDeltaH is the energy error beyond which a leapfrog step is declared
 // divergent, as in Stan: the integrator has left the region where it
@@ -24,25 +21,26 @@ type point struct {
 	lp, lpx float64
 }
 
-func newPoint(d int) point {
-	return point{q: make([]float64, d), p: make([]float64, d), grad: make([]float64, d)}
+func newPoint(d int) *point {
+	return &point{q: make([]float64, d), p: make([]float64, d), grad: make([]float64, d)}
 }
 
-// copyState copies the position, gradient and log density (not the
-// momentum, which a proposal does not need).
-func (z *point) copyState(src *point) {
+func (z *point) copyFrom(src *point) {
 	copy(z.q, src.q)
+	copy(z.p, src.p)
 	copy(z.grad, src.grad)
 	z.lp = src.lp
 	z.lpx = src.lpx
 }
 
 // level is the scratch space for one level of the tree recursion, allocated
-// once per sampler so building a tree does not allocate.
+// once per sampler so building a tree does not allocate. A subtree of depth
+// 1 needs only proposeFinal: its halves are single states, whose edges are
+// the subtree's own.
 type level struct {
-	pSharpInitEnd, pInitEnd, rhoInit    []float64
-	pSharpFinalBeg, pFinalBeg, rhoFinal []float64
-	proposeFinal                        point
+	initEnd, finalBeg *edge // the two sides of the seam between the halves
+	rhoInit, rhoFinal []float64
+	proposeFinal      *point
 }
 
 // sampler runs multinomial NUTS transitions for one chain. It is not safe
@@ -56,17 +54,25 @@ type sampler struct {
 	maxDepth int
 	done     <-chan struct{}
 
-	cur              point // current state of the chain
-	fwd, bck         point // ends of the trajectory under construction
-	sample, propose  point
-	levels           []level
-	rho, rhoFwd      []float64
-	rhoBck           []float64
-	pFwdFwd, pFwdBck []float64
-	pBckFwd, pBckBck []float64
-	sFwdFwd, sFwdBck []float64 // p♯ = M⁻¹p at the four subtree ends
-	sBckFwd, sBckBck []float64
-	v                []float64 // velocity scratch
+	// cur is the chain's state and, during a transition, the sample
+	// drawn from the trajectory so far. It, propose and the levels'
+	// proposeFinal are the proposal buffers: their roles are exchanged
+	// by swapping pointers, and each leapfrog step writes its new state
+	// straight into the proposal buffer of its one-state subtree, so no
+	// state is ever copied to become a proposal.
+	cur, propose *point
+	// fwdEnd and bckEnd are the ends of the trajectory. While one side
+	// grows, its end is the newest state, in a proposal buffer; the end
+	// of the other side must survive the overwriting of those buffers
+	// and is moved into fwd or bck first.
+	fwdEnd, bckEnd *point
+	fwd, bck       *point
+	levels         []level
+	// Edges of the backward and forward subtrees of the trajectory: its
+	// outer ends bckBck and fwdFwd and the seam between them.
+	bckBck, bckFwd, fwdBck, fwdFwd *edge
+	rho, rhoBck, rhoFwd            []float64 // summed momenta
+	v                              []float64 // velocity scratch of the dense metric
 
 	// raw, if not nil, holds the user's log p of the last evaluation
 	// (see point.lpx); nil when f is the user's density itself.
@@ -94,19 +100,18 @@ func newSampler(d int, f density, rng *rand.Rand, m *metric, maxDepth int, done 
 	vec := func() []float64 { return make([]float64, d) }
 	s := &sampler{
 		d: d, f: f, rng: rng, metric: m, maxDepth: maxDepth, done: done,
-		cur: newPoint(d), fwd: newPoint(d), bck: newPoint(d),
-		sample: newPoint(d), propose: newPoint(d),
-		rho: vec(), rhoFwd: vec(), rhoBck: vec(),
-		pFwdFwd: vec(), pFwdBck: vec(), pBckFwd: vec(), pBckBck: vec(),
-		sFwdFwd: vec(), sFwdBck: vec(), sBckFwd: vec(), sBckBck: vec(),
+		cur: newPoint(d), propose: newPoint(d), fwd: newPoint(d), bck: newPoint(d),
+		bckBck: newEdge(d), bckFwd: newEdge(d), fwdBck: newEdge(d), fwdFwd: newEdge(d),
+		rho: vec(), rhoBck: vec(), rhoFwd: vec(),
 		v: vec(),
 	}
 	s.levels = make([]level, maxDepth)
 	for i := range s.levels {
-		s.levels[i] = level{
-			pSharpInitEnd: vec(), pInitEnd: vec(), rhoInit: vec(),
-			pSharpFinalBeg: vec(), pFinalBeg: vec(), rhoFinal: vec(),
-			proposeFinal: newPoint(d),
+		lv := &s.levels[i]
+		lv.proposeFinal = newPoint(d)
+		if i > 0 {
+			lv.initEnd, lv.finalBeg = newEdge(d), newEdge(d)
+			lv.rhoInit, lv.rhoFinal = vec(), vec()
 		}
 	}
 	return s
@@ -127,55 +132,6 @@ func (s *sampler) eval(z *point) error {
 	return nil
 }
 
-// cancelCheckEvery is how many leapfrog steps may pass between two looks at
-// the cancellation channel: rare enough to cost nothing, frequent enough
-// that even a maximal tree (1023 steps) notices a cancellation quickly.
-const cancelCheckEvery = 16
-
-// leapfrog advances z by one step of size eps (negative to go backward in
-// time) with the kick-drift-kick scheme.
-func (s *sampler) leapfrog(z *point, eps float64) error {
-	s.steps++
-	if s.steps >= cancelCheckEvery {
-		s.steps = 0
-		select {
-		case <-s.done:
-			return errCanceled
-		default:
-		}
-	}
-	half := 0.5 * eps
-	for i, g := range z.grad {
-		z.p[i] += half * g
-	}
-	s.metric.velocity(s.v, z.p)
-	for i, v := range s.v {
-		z.q[i] += eps * v
-	}
-	if err := s.eval(z); err != nil {
-		return err
-	}
-	for i, g := range z.grad {
-		z.p[i] += half * g
-	}
-	return nil
-}
-
-// hamiltonian returns H = -log p + ½ pᵀM⁻¹p given pSharp = M⁻¹p. A state
-// whose log density is not finite (outside the support, NaN, +Inf) or whose
-// gradient spoiled the momentum gets H = +Inf: it is then a divergence with
-// zero weight, so the sampler rejects it instead of propagating NaNs.
-func hamiltonian(z *point, pSharp []float64) float64 {
-	if math.IsInf(z.lp, 0) || math.IsNaN(z.lp) {
-		return math.Inf(1)
-	}
-	h := -z.lp + 0.5*dot(z.p, pSharp)
-	if math.IsNaN(h) {
-		return math.Inf(1)
-	}
-	return h
-}
-
 // transition performs one multinomial NUTS transition from s.cur, leaving
 // the new state in s.cur. It follows Stan's base_nuts: the trajectory is
 // doubled in a random direction; a new subtree replaces the current sample
@@ -186,60 +142,41 @@ func hamiltonian(z *point, pSharp []float64) float64 {
 // each pair of neighbouring subtrees, which stops trajectories that turn
 // within a subtree boundary (Stan 2.26 onward).
 func (s *sampler) transition() (transitionInfo, error) {
-	d := s.d
-	z := &s.cur
-	s.metric.sampleMomentum(z.p, s.rng)
-	s.metric.velocity(s.sFwdFwd, z.p)
-	s.h0 = hamiltonian(z, s.sFwdFwd)
+	z := s.cur
+	s.h0 = hamiltonian(z.lp, s.drawMomentum(z.p, s.fwdFwd.s))
 	s.nLeapfrog = 0
 	s.sumMetroProb = 0
 	s.divergent = false
 
-	copy(s.fwd.q, z.q)
-	copy(s.fwd.p, z.p)
-	copy(s.fwd.grad, z.grad)
-	s.fwd.lp = z.lp
-	s.fwd.lpx = z.lpx
-	copy(s.bck.q, z.q)
-	copy(s.bck.p, z.p)
-	copy(s.bck.grad, z.grad)
-	s.bck.lp = z.lp
-	s.bck.lpx = z.lpx
-	s.sample.copyState(z)
-
-	copy(s.pFwdFwd, z.p)
-	copy(s.pFwdBck, z.p)
-	copy(s.pBckFwd, z.p)
-	copy(s.pBckBck, z.p)
-	copy(s.sFwdBck, s.sFwdFwd)
-	copy(s.sBckFwd, s.sFwdFwd)
-	copy(s.sBckBck, s.sFwdFwd)
+	copy(s.fwdFwd.p, z.p)
+	copy(s.bckBck.p, z.p)
+	copy(s.bckBck.s, s.fwdFwd.s)
 	copy(s.rho, z.p)
+	s.fwdEnd, s.bckEnd = z, z
 
-	logSumWeight := 0.0 // log(exp(H0 - H0))
+	sumWeight := weight{f: 1} // exp(H0 - H0)
 	depth := 0
 	for depth < s.maxDepth {
-		zero(s.rhoFwd)
-		zero(s.rhoBck)
-		logSumWeightSub := math.Inf(-1)
 		var (
-			valid bool
-			err   error
+			sumWeightSub weight
+			valid        bool
+			err          error
 		)
 		if s.rng.Float64() > 0.5 {
+			s.detach(&s.bckEnd, s.bck)
 			// Extend forward: the whole current trajectory becomes
-			// the backward subtree.
-			copy(s.rhoBck, s.rho)
-			copy(s.pBckFwd, s.pFwdFwd)
-			copy(s.sBckFwd, s.sFwdFwd)
-			valid, err = s.buildTree(depth, &s.fwd, &s.propose,
-				s.sFwdBck, s.sFwdFwd, s.rhoFwd, s.pFwdBck, s.pFwdFwd, 1, &logSumWeightSub)
+			// the backward subtree. The buffers swapped out are
+			// overwritten before they are read.
+			s.rho, s.rhoBck = s.rhoBck, s.rho
+			s.fwdFwd, s.bckFwd = s.bckFwd, s.fwdFwd
+			sumWeightSub, valid, err = s.buildTree(depth, &s.fwdEnd, &s.propose,
+				s.fwdBck, s.fwdFwd, s.rhoFwd, s.eps)
 		} else {
-			copy(s.rhoFwd, s.rho)
-			copy(s.pFwdBck, s.pBckBck)
-			copy(s.sFwdBck, s.sBckBck)
-			valid, err = s.buildTree(depth, &s.bck, &s.propose,
-				s.sBckFwd, s.sBckBck, s.rhoBck, s.pBckFwd, s.pBckBck, -1, &logSumWeightSub)
+			s.detach(&s.fwdEnd, s.fwd)
+			s.rho, s.rhoFwd = s.rhoFwd, s.rho
+			s.bckBck, s.fwdBck = s.fwdBck, s.bckBck
+			sumWeightSub, valid, err = s.buildTree(depth, &s.bckEnd, &s.propose,
+				s.bckFwd, s.bckBck, s.rhoBck, -s.eps)
 		}
 		if err != nil {
 			return transitionInfo{}, err
@@ -249,26 +186,26 @@ func (s *sampler) transition() (transitionInfo, error) {
 		}
 		depth++
 
-		if logSumWeightSub > logSumWeight {
-			s.sample, s.propose = s.propose, s.sample
-		} else if s.rng.Float64() < math.Exp(logSumWeightSub-logSumWeight) {
-			s.sample, s.propose = s.propose, s.sample
+		// Biased progressive sampling: the new subtree's proposal
+		// replaces the sample with probability min(1, w_sub/w_old).
+		old, sub, m := align(sumWeight, sumWeightSub)
+		if sub > old || s.rng.Float64()*old < sub {
+			s.cur, s.propose = s.propose, s.cur
 		}
-		logSumWeight = logAddExp(logSumWeight, logSumWeightSub)
+		sumWeight = weight{m: m, f: old + sub}
 
-		for i := 0; i < d; i++ {
-			s.rho[i] = s.rhoBck[i] + s.rhoFwd[i]
+		var free bool
+		if depth == 1 {
+			// The trajectory is a pair of states.
+			free = uTurnFreePair(s.bckBck.s, s.fwdFwd.s, s.rhoBck, s.rhoFwd, s.rho)
+		} else {
+			free = uTurnFree(s.bckBck, s.bckFwd, s.fwdBck, s.fwdFwd, s.rhoBck, s.rhoFwd, s.rho)
 		}
-		// Around the merged trajectory, then across the seam between
-		// the two subtrees in both directions.
-		if !noUTurn(s.sBckBck, s.sFwdFwd, s.rho, nil) ||
-			!noUTurn(s.sBckBck, s.sFwdBck, s.rhoBck, s.pFwdBck) ||
-			!noUTurn(s.sBckFwd, s.sFwdFwd, s.rhoFwd, s.pBckFwd) {
+		if !free {
 			break
 		}
 	}
 
-	z.copyState(&s.sample)
 	accept := 0.0
 	if s.nLeapfrog > 0 {
 		accept = s.sumMetroProb / float64(s.nLeapfrog)
@@ -276,125 +213,163 @@ func (s *sampler) transition() (transitionInfo, error) {
 	return transitionInfo{accept: accept, depth: depth, leapfrogs: s.nLeapfrog, divergent: s.divergent}, nil
 }
 
-// buildTree extends the trajectory end z by 2^depth leapfrog steps in
-// direction sign, writing a proposal drawn from the new subtree into
-// propose, the sharp momenta and momenta at its beginning and end, and
-// adding its summed momentum to rho and the log of its summed weights to
-// *logSumWeight. It reports whether the subtree is free of divergences and
-// U-turns.
-func (s *sampler) buildTree(depth int, z, propose *point,
-	pSharpBeg, pSharpEnd, rho, pBeg, pEnd []float64,
-	sign float64, logSumWeight *float64) (bool, error) {
-	if depth == 0 {
-		if err := s.leapfrog(z, sign*s.eps); err != nil {
-			return false, err
-		}
-		s.nLeapfrog++
-		s.metric.velocity(pSharpBeg, z.p)
-		h := hamiltonian(z, pSharpBeg)
-		if h-s.h0 > maxDeltaH {
-			s.divergent = true
-		}
-		*logSumWeight = logAddExp(*logSumWeight, s.h0-h)
-		if s.h0-h > 0 {
-			s.sumMetroProb++
-		} else {
-			s.sumMetroProb += math.Exp(s.h0 - h)
-		}
-		propose.copyState(z)
-		copy(pSharpEnd, pSharpBeg)
-		for i, p := range z.p {
-			rho[i] += p
-		}
-		copy(pBeg, z.p)
-		copy(pEnd, z.p)
-		return !s.divergent, nil
+// detach moves the trajectory end *end into its own buffer own before the
+// other side grows, unless it is there already or in s.cur, the one
+// proposal buffer that growing a subtree never writes.
+func (s *sampler) detach(end **point, own *point) {
+	if *end != own && *end != s.cur {
+		own.copyFrom(*end)
+		*end = own
 	}
+}
 
+// buildTree extends the trajectory end *end by 2^depth leapfrog steps of
+// size eps, leaving the new end in *end and a proposal drawn from the new
+// subtree in *propose, writing the edges at its beginning and end into beg
+// and fin and its summed momentum into rho. It returns the subtree's summed
+// weights and whether it is free of divergences and U-turns.
+func (s *sampler) buildTree(depth int, end, propose **point, beg, fin *edge, rho []float64, eps float64) (weight, bool, error) {
+	switch depth {
+	case 0:
+		// Only a transition's first doubling builds a single state,
+		// whose two edges coincide.
+		w, ok, err := s.leaf(end, *propose, fin, eps)
+		if err != nil {
+			return weight{}, false, err
+		}
+		copy(beg.p, fin.p)
+		copy(beg.s, fin.s)
+		copy(rho, fin.p)
+		return s.weigh(w), ok, nil
+	case 1:
+		return s.buildPair(end, propose, beg, fin, rho, eps)
+	}
 	lv := &s.levels[depth-1]
 
 	// The initial subtree starts where the trajectory ends now.
-	logSumWeightInit := math.Inf(-1)
-	zero(lv.rhoInit)
-	ok, err := s.buildTree(depth-1, z, propose,
-		pSharpBeg, lv.pSharpInitEnd, lv.rhoInit, pBeg, lv.pInitEnd, sign, &logSumWeightInit)
+	wInit, ok, err := s.buildTree(depth-1, end, propose, beg, lv.initEnd, lv.rhoInit, eps)
 	if err != nil || !ok {
-		return false, err
+		return weight{}, false, err
 	}
-
 	// The final subtree continues from where the initial one stopped.
-	logSumWeightFinal := math.Inf(-1)
-	zero(lv.rhoFinal)
-	ok, err = s.buildTree(depth-1, z, &lv.proposeFinal,
-		lv.pSharpFinalBeg, pSharpEnd, lv.rhoFinal, lv.pFinalBeg, pEnd, sign, &logSumWeightFinal)
+	wFinal, ok, err := s.buildTree(depth-1, end, &lv.proposeFinal, lv.finalBeg, fin, lv.rhoFinal, eps)
 	if err != nil || !ok {
-		return false, err
+		return weight{}, false, err
 	}
-
-	// Within a subtree the proposal is chosen in proportion to weight
-	// (uniform progressive sampling), so the final half wins with
-	// probability w_final/(w_init + w_final).
-	logSumWeightSub := logAddExp(logSumWeightInit, logSumWeightFinal)
-	*logSumWeight = logAddExp(*logSumWeight, logSumWeightSub)
-	if logSumWeightFinal > logSumWeightSub || s.rng.Float64() < math.Exp(logSumWeightFinal-logSumWeightSub) {
-		// Swap the buffers rather than copying: the level's scratch
-		// point is overwritten on its next use anyway.
-		*propose, lv.proposeFinal = lv.proposeFinal, *propose
-	}
-
-	for i := range rho {
-		rho[i] += lv.rhoInit[i] + lv.rhoFinal[i]
-	}
-	return noUTurn(pSharpBeg, pSharpEnd, lv.rhoInit, lv.rhoFinal) &&
-		noUTurn(pSharpBeg, lv.pSharpFinalBeg, lv.rhoInit, lv.pFinalBeg) &&
-		noUTurn(lv.pSharpInitEnd, pSharpEnd, lv.rhoFinal, lv.pInitEnd), nil
+	w := s.merge(propose, &lv.proposeFinal, wInit, wFinal)
+	return w, uTurnFree(beg, lv.initEnd, lv.finalBeg, fin, lv.rhoInit, lv.rhoFinal, rho), nil
 }
 
-// noUTurn is the generalized no-U-turn criterion (Betancourt 2017) for a
-// trajectory with summed momentum rho = r1 + r2 (r2 may be nil) and sharp
-// momenta sMinus and sPlus at its ends: the trajectory keeps expanding in
-// both directions while both ends still move along rho.
-func noUTurn(sMinus, sPlus, r1, r2 []float64) bool {
+// buildPair is buildTree for depth 1: two leapfrog steps.
+func (s *sampler) buildPair(end, propose **point, beg, fin *edge, rho []float64, eps float64) (weight, bool, error) {
+	lv := &s.levels[0]
+	w1, ok, err := s.leaf(end, *propose, beg, eps)
+	if err != nil {
+		return weight{}, false, err
+	}
+	if !ok {
+		s.weigh(w1)
+		return weight{}, false, nil
+	}
+	w2, ok, err := s.leaf(end, lv.proposeFinal, fin, eps)
+	if err != nil {
+		return weight{}, false, err
+	}
+	// The exponentials in weigh do not depend on each other: taken
+	// together, after the second step, the processor overlaps them.
+	wInit, wFinal := s.weigh(w1), s.weigh(w2)
+	if !ok {
+		return weight{}, false, nil
+	}
+	w := s.merge(propose, &lv.proposeFinal, wInit, wFinal)
+	return w, uTurnFreePair(beg.s, fin.s, beg.p, fin.p, rho), nil
+}
+
+// leaf takes one leapfrog step from *end into dst, which becomes the new
+// end and the subtree's proposal, stores its edge in e and returns its log
+// weight H0 - H, for weigh, and whether the trajectory is still free of
+// divergences.
+func (s *sampler) leaf(end **point, dst *point, e *edge, eps float64) (float64, bool, error) {
+	kin, err := s.leapfrog(dst, *end, e, eps)
+	if err != nil {
+		return 0, false, err
+	}
+	*end = dst
+	s.nLeapfrog++
+	h := hamiltonian(dst.lp, kin)
+	if h-s.h0 > maxDeltaH {
+		s.divergent = true
+	}
+	return s.h0 - h, !s.divergent, nil
+}
+
+// weigh returns the weight of a state with log weight w and adds its
+// acceptance statistic to the transition's.
+func (s *sampler) weigh(w float64) weight {
+	wt, accept := stateWeight(w)
+	s.sumMetroProb += accept
+	return wt
+}
+
+// merge returns the weight of two neighbouring subtrees together and
+// leaves in *propose a proposal drawn from both, given one from each in
+// *propose and *final. Within a subtree the proposal is chosen in
+// proportion to weight (uniform progressive sampling), so the final half
+// wins with probability w_final/(w_init + w_final).
+func (s *sampler) merge(propose, final **point, wInit, wFinal weight) weight {
+	init, fin, m := align(wInit, wFinal)
+	sum := init + fin
+	// A coin flip mispredicts half the time; as a conditional move it
+	// does not stall the leapfrog steps that follow.
+	p, q := *propose, *final
+	if s.rng.Float64()*sum < fin {
+		p, q = q, p
+	}
+	*propose, *final = p, q
+	return weight{m: m, f: sum}
+}
+
+// uTurnFree is the generalized no-U-turn criterion (Betancourt 2017) for a
+// trajectory made of an initial and a final subtree with summed momenta
+// rhoInit and rhoFinal: the trajectory keeps expanding while both of its
+// ends still move along its summed momentum, which it writes into rho.
+// The same must hold for each subtree extended by the nearest state of
+// the other, across the seam. All three are evaluated in one pass.
+func uTurnFree(beg, initEnd, finalBeg, fin *edge, rhoInit, rhoFinal, rho []float64) bool {
+	n := len(rho)
+	rhoInit, rhoFinal = rhoInit[:n], rhoFinal[:n]
+	bs, fs := beg.s[:n], fin.s[:n]
+	iep, ies := initEnd.p[:n], initEnd.s[:n]
+	fbp, fbs := finalBeg.p[:n], finalBeg.s[:n]
+	var a1, b1, a2, b2, a3, b3 float64
+	for i := range rho {
+		ri, rf := rhoInit[i], rhoFinal[i]
+		r := ri + rf
+		rho[i] = r
+		a1 += fs[i] * r
+		b1 += bs[i] * r
+		r = ri + fbp[i]
+		a2 += fbs[i] * r
+		b2 += bs[i] * r
+		r = rf + iep[i]
+		a3 += fs[i] * r
+		b3 += ies[i] * r
+	}
+	return a1 > 0 && b1 > 0 && a2 > 0 && b2 > 0 && a3 > 0 && b3 > 0
+}
+
+// uTurnFreePair is uTurnFree for a trajectory of two single states, whose
+// edges are the trajectory's: the checks across the seam then repeat the
+// check of the whole, bit for bit, and are left out.
+func uTurnFreePair(begS, finS, rhoInit, rhoFinal, rho []float64) bool {
+	n := len(rho)
+	begS, finS, rhoInit, rhoFinal = begS[:n], finS[:n], rhoInit[:n], rhoFinal[:n]
 	var a, b float64
-	if r2 == nil {
-		for i, r := range r1 {
-			a += sPlus[i] * r
-			b += sMinus[i] * r
-		}
-	} else {
-		for i, r := range r1 {
-			r += r2[i]
-			a += sPlus[i] * r
-			b += sMinus[i] * r
-		}
+	for i := range rho {
+		r := rhoInit[i] + rhoFinal[i]
+		rho[i] = r
+		a += finS[i] * r
+		b += begS[i] * r
 	}
 	return a > 0 && b > 0
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func zero(a []float64) {
-	for i := range a {
-		a[i] = 0
-	}
-}
-
-// logAddExp returns log(exp(a) + exp(b)) without overflow, treating -Inf
-// as a zero weight.
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
-	}
-	// The fast path matters: every leaf adds its weight to an empty
-	// (-Inf) sum.
-	if math.IsInf(b, -1) {
-		return a
-	}
-	return a + math.Log1p(math.Exp(b-a))
 }

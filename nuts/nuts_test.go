@@ -370,3 +370,32 @@ func TestBoxTransform(t *testing.T) {
 		t.Error("a starting point outside the box was accepted")
 	}
 }
+
+// A transition allocates nothing, with either form of metric and in a
+// box's unconstrained coordinates: all scratch space belongs to the
+// sampler.
+func TestTransitionDoesNotAllocate(t *testing.T) {
+	for _, kind := range []Metric{DiagMetric, DenseMetric} {
+		for _, boxed := range []bool{false, true} {
+			f := density(funnel)
+			var raw *float64
+			if boxed {
+				f, raw = newBoxMap(funnelLower(), funnelUpper(), funnelDim).wrap(f, funnelDim)
+			}
+			smp := newSampler(funnelDim, f, newRNG(1, 0), newMetric(kind, funnelDim), 10, nil)
+			smp.raw = raw
+			if err := smp.start(nil, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			smp.eps = 0.2
+			allocs := testing.AllocsPerRun(200, func() {
+				if _, err := smp.transition(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%v metric, box %v: %v allocations per transition", kind, boxed, allocs)
+			}
+		}
+	}
+}

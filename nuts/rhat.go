@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // RHat returns the potential scale reduction factor of a scalar quantity
@@ -56,7 +56,7 @@ func RHat(chains [][]float64) (float64, error) {
 	for _, x := range chains {
 		all = append(all, x...)
 	}
-	sort.Float64s(all)
+	slices.Sort(all)
 	med := median(all)
 	folded := make([][]float64, len(split))
 	for c, x := range split {
@@ -110,34 +110,34 @@ func splitRHat(chains [][]float64) (float64, bool) {
 // all draws, Φ⁻¹((r - 3/8)/(S + 1/4)) (Blom's offset), with tied draws
 // sharing their average rank.
 func rankNormalize(chains [][]float64) [][]float64 {
-	type entry struct {
-		v    float64
-		c, i int
+	sorted := make([]float64, 0, len(chains)*len(chains[0]))
+	for _, x := range chains {
+		sorted = append(sorted, x...)
 	}
-	var all []entry
-	for c, x := range chains {
-		for i, v := range x {
-			all = append(all, entry{v, c, i})
-		}
-	}
-	sort.Slice(all, func(a, b int) bool { return all[a].v < all[b].v })
-	out := make([][]float64, len(chains))
-	for c, x := range chains {
-		out[c] = make([]float64, len(x))
-	}
-	s := float64(len(all))
-	for lo := 0; lo < len(all); {
+	// Sorting the bare values is several times faster than sorting them
+	// together with their positions, and Sample ranks all kept draws on
+	// every run; each draw then finds its rank by binary search.
+	slices.Sort(sorted)
+	s := float64(len(sorted))
+	// z[lo] is the normal score of the tied draws sorted[lo:hi].
+	z := make([]float64, len(sorted))
+	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
-		for hi < len(all) && all[hi].v == all[lo].v {
+		for hi < len(sorted) && sorted[hi] == sorted[lo] {
 			hi++
 		}
 		// Ranks lo+1..hi share their mean.
 		r := 0.5 * float64(lo+1+hi)
-		z := math.Sqrt2 * math.Erfinv(2*(r-0.375)/(s+0.25)-1)
-		for _, e := range all[lo:hi] {
-			out[e.c][e.i] = z
-		}
+		z[lo] = math.Sqrt2 * math.Erfinv(2*(r-0.375)/(s+0.25)-1)
 		lo = hi
+	}
+	out := make([][]float64, len(chains))
+	for c, x := range chains {
+		out[c] = make([]float64, len(x))
+		for i, v := range x {
+			lo, _ := slices.BinarySearch(sorted, v)
+			out[c][i] = z[lo]
+		}
 	}
 	return out
 }
@@ -168,7 +168,7 @@ func (r *Result) LowChains() []int {
 			return nil
 		}
 		s := append([]float64(nil), lp...)
-		sort.Float64s(s)
+		slices.Sort(s)
 		medians[c] = median(s)
 	}
 	var low []int
@@ -179,7 +179,7 @@ func (r *Result) LowChains() []int {
 				others = append(others, lp...)
 			}
 		}
-		sort.Float64s(others)
+		slices.Sort(others)
 		q := others[int(0.01*float64(len(others)-1))]
 		if medians[c] < q {
 			low = append(low, c)

@@ -78,29 +78,45 @@ func newBoxMap(lower, upper []float64, d int) *boxMap {
 // are multiplied and their log taken once per few hundred coordinates, so
 // the transform costs one exponential per coordinate.
 func (b *boxMap) toX(x, u, deriv, dlogJ []float64) float64 {
+	n := len(u)
+	kind, lo, hi, logWidth := b.kind[:n], b.lo[:n], b.hi[:n], b.logWidth[:n]
+	x = x[:n]
+	// The exponentials come first, in a loop of their own, parked in x:
+	// a call spills every value held in a register, so the arithmetic
+	// below, free of calls, keeps its operands in registers.
+	for j, v := range u {
+		switch kind[j] {
+		case coordBoth:
+			x[j] = math.Exp(-math.Abs(v))
+		case coordLower, coordUpper:
+			x[j] = math.Exp(v)
+		}
+	}
 	var logJ float64
 	prod := 1.0 // product of the pending factors 1+e
 	for j, v := range u {
-		switch b.kind[j] {
+		switch kind[j] {
 		case coordBoth:
-			lo, hi := b.lo[j], b.hi[j]
+			lo, hi := lo[j], hi[j]
 			a := math.Abs(v)
-			e := math.Exp(-a)
+			e := x[j]
 			inv := 1 / (1 + e)
 			small := e * inv // σ(-|u|), the smaller of σ(u), 1-σ(u)
+			var xj float64
 			if v >= 0 {
-				x[j] = hi - (hi-lo)*small
+				xj = hi - (hi-lo)*small
 			} else {
-				x[j] = lo + (hi-lo)*small
+				xj = lo + (hi-lo)*small
 			}
 			// Rounding must never put x on a bound, where the
 			// density may be -Inf although u is finite.
-			if x[j] <= lo {
-				x[j] = math.Nextafter(lo, hi)
-			} else if x[j] >= hi {
-				x[j] = math.Nextafter(hi, lo)
+			if xj <= lo {
+				xj = math.Nextafter(lo, hi)
+			} else if xj >= hi {
+				xj = math.Nextafter(hi, lo)
 			}
-			logJ += b.logWidth[j] - a
+			x[j] = xj
+			logJ += logWidth[j] - a
 			prod *= 1 + e
 			if prod > 1e300 {
 				logJ -= 2 * math.Log(prod)
@@ -116,16 +132,16 @@ func (b *boxMap) toX(x, u, deriv, dlogJ []float64) float64 {
 				}
 			}
 		case coordLower:
-			e := math.Exp(v)
-			x[j] = b.lo[j] + e
+			e := x[j]
+			x[j] = lo[j] + e
 			logJ += v
 			if deriv != nil {
 				deriv[j] = e
 				dlogJ[j] = 1
 			}
 		case coordUpper:
-			e := math.Exp(v)
-			x[j] = b.hi[j] - e
+			e := x[j]
+			x[j] = hi[j] - e
 			logJ += v
 			if deriv != nil {
 				deriv[j] = -e
@@ -184,6 +200,7 @@ func (b *boxMap) wrap(f density, d int) (g density, raw *float64) {
 		if err != nil || math.IsInf(lp, -1) || math.IsNaN(lp) {
 			return lp, err
 		}
+		deriv, dlogJ := deriv[:len(grad)], dlogJ[:len(grad)]
 		for j, g := range grad {
 			grad[j] = g*deriv[j] + dlogJ[j]
 		}
