@@ -18,15 +18,8 @@ import (
 // the outer centres), and each ψ_jb is a monotone spline fitted to the
 // points of its bin. The Jacobian is triangular, so
 // log|J| = Σ_j log((1-t) ψ'_jb + t ψ'_j(b+1)), and a mixture of
-// increasing maps is increasing: the layer is invertible given z_A.
-//
-// Sliced layers Gaussianize one-dimensional projections; they cannot
-// express dependence in which the shape of one coordinate's distribution,
-// not its mean, changes with others (the ring target: x_i² and x_(i+1)²
-// trade off, while x_i and x_(i+1) are uncorrelated and every projection
-// is nearly Gaussian). On the 64-d ring, a flow of sliced layers stops at
-// a KL divergence of 14 nats, the same as Gaussianizing the marginals
-// alone; conditional layers bring it to about 4.
+// increasing maps is increasing: the layer is invertible given z_A. The
+// package documentation says why such layers are needed.
 type condLayer struct {
 	cond, targ []int       // coordinates of A and of the active targets in B
 	beta       []float64   // len(targ) × nf feature weights, nf = 1 + 2 len(cond)
@@ -144,9 +137,7 @@ func (c *condLayer) apply(z, ld []float64, r, d int, s *scratch, inverse bool) {
 	sm, g := s.q[:r*nt], s.p[:r*c.nf()]
 	c.summaries(sm, g, z, r, d)
 	dm, de := s.dm[:r], s.de[:r]
-	for i := range dm {
-		dm[i], de[i] = 1, 0
-	}
+	startProducts(dm, de)
 	for t, j := range c.targ {
 		for i := 0; i < r; i++ {
 			b, f := hat(c.centres[t], sm[i*nt+t])
@@ -160,22 +151,11 @@ func (c *condLayer) apply(z, ld []float64, r, d int, s *scratch, inverse bool) {
 			dm[i] *= dy
 		}
 		if t%16 == 15 || t == nt-1 {
-			for i, m := range dm {
-				fr, e := math.Frexp(m)
-				dm[i] = fr
-				de[i] += e
-			}
+			renormalize(dm, de)
 		}
 	}
-	if ld == nil {
-		return
-	}
-	sign := 1.0
-	if inverse {
-		sign = -1
-	}
-	for i := range dm {
-		ld[i] += sign * (math.Log(dm[i]) + float64(de[i])*math.Ln2)
+	if ld != nil {
+		addLogProducts(ld, dm, de, inverse)
 	}
 }
 
@@ -206,8 +186,8 @@ func condBins(neff float64) int {
 	return min(max(int(math.Round(math.Sqrt(neff)/10)), 2), condMaxBins)
 }
 
-// fit fits the layer that transforms the coordinates with targ[j] true
-// given the others. Each target keeps the summary and bandwidth whose
+// fit fits the layer that maps the coordinates j with isTarget[j] given
+// the others. Each target keeps the summary and bandwidth whose
 // maps predict the held-out points best, and is dropped (left unchanged)
 // when none beats the identity there. It returns the layer, its held-out
 // gain (summed over the kept targets) and false when no target is kept.
@@ -243,10 +223,10 @@ func (cf *condFit) fit(isTarget []bool) (condLayer, float64, bool) {
 	// All summaries at once: s = g βᵀ for every target and feature.
 	nr := len(targets) * condFeatures
 	bm := mat.NewDense(nr, nf, betas)
-	st := mat.NewDense(cf.nt, nr, nil)
-	st.Mul(mat.NewDense(cf.nt, nf, gt), bm.T())
-	sv := mat.NewDense(cf.nv, nr, nil)
-	sv.Mul(mat.NewDense(cf.nv, nf, gv), bm.T())
+	sumT := mat.NewDense(cf.nt, nr, nil)
+	sumT.Mul(mat.NewDense(cf.nt, nf, gt), bm.T())
+	sumV := mat.NewDense(cf.nv, nr, nil)
+	sumV.Mul(mat.NewDense(cf.nv, nf, gv), bm.T())
 
 	results := make([]result, len(targets))
 	parallelFor(cf.threads, len(targets), func(ti int) {
@@ -255,7 +235,7 @@ func (cf *condFit) fit(isTarget []bool) (condLayer, float64, bool) {
 		best := result{}
 		for f := 0; f < condFeatures; f++ {
 			r := ti*condFeatures + f
-			st, sv := mat.Col(nil, r, st), mat.Col(nil, r, sv)
+			st, sv := mat.Col(nil, r, sumT), mat.Col(nil, r, sumV)
 			centres := binCentres(st, cf.wt, nb)
 			bins := cf.binData(j, order, st, centres)
 			for _, bw := range cf.bws {

@@ -108,9 +108,7 @@ func applySplines(p, ld []float64, r, k int, cols []int, psi []spline, inverse, 
 		}
 	}
 	dm, de := s.dm[:r], s.de[:r]
-	for i := range dm {
-		dm[i], de[i] = 1, 0
-	}
+	startProducts(dm, de)
 	for j := range psi {
 		sp := &psi[j]
 		c := j
@@ -133,26 +131,46 @@ func applySplines(p, ld []float64, r, k int, cols []int, psi []spline, inverse, 
 			dm[i] *= dy
 		}
 		if j%16 == 15 || j == len(psi)-1 {
-			for i, m := range dm {
-				f, e := math.Frexp(m)
-				dm[i] = f
-				de[i] += e
-			}
+			renormalize(dm, de)
 		}
 	}
 	if ld != nil {
-		sign := 1.0
-		if inverse {
-			sign = -1
-		}
-		for i := range dm {
-			ld[i] += sign * (math.Log(dm[i]) + float64(de[i])*math.Ln2)
-		}
+		addLogProducts(ld, dm, de, inverse)
 	}
 	for i := 0; i < r; i++ {
 		row := p[i*k : (i+1)*k]
 		for c := range row {
 			row[c] = pt[c*r+i]
 		}
+	}
+}
+
+// Per-row products of map derivatives are kept as a mantissa dm and a
+// binary exponent de, renormalized every 16 factors, so that a layer takes
+// one logarithm per row instead of one per factor without overflowing.
+
+func startProducts(dm []float64, de []int) {
+	for i := range dm {
+		dm[i], de[i] = 1, 0
+	}
+}
+
+func renormalize(dm []float64, de []int) {
+	for i, m := range dm {
+		f, e := math.Frexp(m)
+		dm[i] = f
+		de[i] += e
+	}
+}
+
+// addLogProducts adds the log of each row's product to ld, or subtracts
+// it for an inverse map.
+func addLogProducts(ld, dm []float64, de []int, inverse bool) {
+	sign := 1.0
+	if inverse {
+		sign = -1
+	}
+	for i := range dm {
+		ld[i] += sign * (math.Log(dm[i]) + float64(de[i])*math.Ln2)
 	}
 }
