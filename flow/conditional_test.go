@@ -133,37 +133,12 @@ func annuliFlow(t *testing.T, s *Settings) (*Flow, target, *rand.Rand) {
 	return f, tg, rng
 }
 
-// TestConditionalInverse checks Forward(Inverse(z)) = z in the bulk and
-// far in the tails, that the log-determinants cancel, that they match
-// finite differences, and that Sample's log q is LogProb at its draws.
+// TestConditionalInverse checks that the log-determinants of a flow with
+// conditional layers match finite differences and that Sample's log q is
+// LogProb at its draws (TestInverseForward checks the round trips).
 func TestConditionalInverse(t *testing.T) {
 	f, tg, rng := annuliFlow(t, &Settings{Seed: 7})
 	d, n := tg.d, 3000
-	z := make([]float64, n*d)
-	for i := range z {
-		scale := 1.0
-		if i >= n*d/2 {
-			scale = 4
-		}
-		z[i] = scale * rng.NormFloat64()
-	}
-	x := make([]float64, n*d)
-	ldInv := make([]float64, n)
-	f.Inverse(x, ldInv, z)
-	z2 := make([]float64, n*d)
-	ldFwd := make([]float64, n)
-	f.Forward(z2, ldFwd, x)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			if e := math.Abs(z2[i*d+j] - z[i*d+j]); !(e <= 1e-9*(1+math.Abs(z[i*d+j]))) {
-				t.Fatalf("point %d: Forward(Inverse(z))[%d] = %.12g, want %.12g", i, j, z2[i*d+j], z[i*d+j])
-			}
-		}
-		if e := math.Abs(ldFwd[i] + ldInv[i]); !(e <= 1e-9*(1+math.Abs(ldFwd[i]))) {
-			t.Fatalf("point %d: log-determinants %.12g and %.12g do not cancel", i, ldFwd[i], ldInv[i])
-		}
-	}
-
 	// log|det ∂z/∂x| against central finite differences (the Jacobian
 	// is triangular within a layer, so its determinant is the product of
 	// the diagonal derivatives; differences check the whole map).
@@ -295,19 +270,8 @@ func TestConditionalMarshal(t *testing.T) {
 	w.f64s(sl.wt.white)
 	w.f64s(sl.wt.unwhite)
 	w.u32(uint32(len(sl.layers)))
-	for _, l := range sl.layers {
-		w.u32(uint32(l.k))
-		w.f64s(l.a)
-		for _, on := range l.active {
-			if on {
-				w.u8(1)
-			} else {
-				w.u8(0)
-			}
-		}
-		for i := range l.psi {
-			w.spline(&l.psi[i])
-		}
+	for i := range sl.layers {
+		w.slicedLayer(&sl.layers[i])
 	}
 	w.u32(0)
 	var v1 Flow

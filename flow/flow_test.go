@@ -24,13 +24,24 @@ func fitTarget(t testing.TB, tg target, n int, s *Settings) (*Flow, *rand.Rand) 
 // composition to 1e-9, for points in the bulk, far in the tails (|z| up
 // to 12, beyond every knot) and, with bounds, near the bounds.
 func TestInverseForward(t *testing.T) {
-	tg := funnelTarget(6)
+	funnel := funnelTarget(6)
 	lower := []float64{-4, -30, -30, -30, -30, math.Inf(-1)}
 	upper := []float64{4, 30, 30, 30, math.Inf(1), math.Inf(1)}
-	for _, s := range []*Settings{{Seed: 1}, {Seed: 2, Lower: lower, Upper: upper}} {
+	for _, c := range []struct {
+		tg target
+		s  *Settings
+	}{
+		{funnel, &Settings{Seed: 1}},
+		{funnel, &Settings{Seed: 2, Lower: lower, Upper: upper}},
+		{annuliTarget(scatteredPairs), &Settings{Seed: 7}}, // conditional layers
+	} {
+		tg, s := c.tg, c.s
 		f, rng := fitTarget(t, tg, 4000, s)
 		if f.Layers() == 0 {
 			t.Fatal("no layers fitted")
+		}
+		if tg.name == "annuli" && f.ConditionalLayers() == 0 {
+			t.Fatal("annuli: no conditional layer fitted")
 		}
 		d := f.Dim()
 		n := 2000
@@ -89,7 +100,7 @@ func TestInverseForward(t *testing.T) {
 				t.Fatalf("Inverse(Forward(x))[%d] = %.12g, want %.12g", i, x2[i], xs[i])
 			}
 		}
-		t.Logf("bounded %v: layers %d, max |z| of pushed-out draws %.1f", s.Lower != nil, f.Layers(), maxZ)
+		t.Logf("%s, bounded %v: layers %d (%d conditional), max |z| of pushed-out draws %.1f", tg.name, s.Lower != nil, f.Layers(), f.ConditionalLayers(), maxZ)
 	}
 }
 

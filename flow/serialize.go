@@ -75,18 +75,7 @@ func (f *Flow) MarshalBinary() ([]byte, error) {
 			continue
 		}
 		w.u8(0)
-		w.u32(uint32(l.k))
-		w.f64s(l.a)
-		for _, on := range l.active {
-			if on {
-				w.u8(1)
-			} else {
-				w.u8(0)
-			}
-		}
-		for i := range l.psi {
-			w.spline(&l.psi[i])
-		}
+		w.slicedLayer(&l)
 	}
 	w.u32(uint32(len(f.warnings)))
 	for _, s := range f.warnings {
@@ -283,6 +272,21 @@ func (w *writer) spline(sp *spline) {
 	w.f64s(sp.x)
 	w.f64s(sp.y)
 	w.f64s(sp.d)
+}
+
+func (w *writer) slicedLayer(l *layer) {
+	w.u32(uint32(l.k))
+	w.f64s(l.a)
+	for _, on := range l.active {
+		if on {
+			w.u8(1)
+		} else {
+			w.u8(0)
+		}
+	}
+	for i := range l.psi {
+		w.spline(&l.psi[i])
+	}
 }
 
 func (w *writer) indices(v []int) {
