@@ -160,7 +160,7 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		// The conditional candidate competes on the same footing: both
 		// gains are exact held-out log-likelihood gains of the layer.
 		var ly layer
-		if cl, gain, ok := cs.candidate(); ok && gain > slicedGain {
+		if cl, ok := cs.beats(slicedGain); ok {
 			ly = layer{cond: &cl}
 			cs.accept()
 			applyCond(&cl, zt, nil, nt, d, threads)
