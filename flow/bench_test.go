@@ -3,6 +3,7 @@ package flow
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -26,6 +27,27 @@ func benchFit(b *testing.B, tg target, n int) {
 
 // BenchmarkFit16 fits the 16-d funnel on 10⁴ points.
 func BenchmarkFit16(b *testing.B) { benchFit(b, funnelTarget(16), 10000) }
+
+// BenchmarkFit16Locked is BenchmarkFit16 called from a goroutine locked to
+// its OS thread, as every call from C or Python is: it should cost the same.
+func BenchmarkFit16Locked(b *testing.B) {
+	x := funnelTarget(16).sample(rand.New(rand.NewPCG(1, 2)), 10000)
+	b.ResetTimer()
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for i := 0; i < b.N && err == nil; i++ {
+			_, err = Fit(x, 16, nil, &Settings{Seed: 3})
+		}
+	}()
+	<-done
+	if err != nil {
+		b.Fatal(err)
+	}
+}
 
 // BenchmarkFit64 fits a 64-d banana (32 rotated banana pairs) on 1.6·10⁴
 // points.

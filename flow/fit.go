@@ -30,6 +30,15 @@ const (
 // on both sides of the validation split; this and other fallbacks are
 // reported by Flow.Warnings.
 func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
+	var f *Flow
+	err := unlocked(func() (err error) {
+		f, err = fit(x, d, weights, s)
+		return err
+	})
+	return f, err
+}
+
+func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("flow: dimension d = %d, want at least 1", d)
 	}
