@@ -43,11 +43,15 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	case o.ncall < 0:
 		return gbs.Settings{}, argError("%s.ncall = %d is negative", name, int64(o.ncall))
 	}
+	if o.cross_fit != C.GBS_CROSS_FIT_AUTO && o.cross_fit != C.GBS_CROSS_FIT_OFF {
+		return gbs.Settings{}, argError("%s.cross_fit = %d is not a GBS_CROSS_FIT_* value", name, int32(o.cross_fit))
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return gbs.Settings{}, err
 	}
 	return gbs.Settings{
+		NoCrossFit: o.cross_fit == C.GBS_CROSS_FIT_OFF,
 		Method:     m,
 		NQ:         int(o.n_q),
 		Seed:       uint64(o.seed),

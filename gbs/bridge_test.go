@@ -214,15 +214,61 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 		s.Chains = append(s.Chains, x)
 		s.LogP = append(s.LogP, lp)
 	}
-	res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000})
+	for _, single := range []bool{false, true} {
+		res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000, NoCrossFit: single})
+		if err != nil {
+			t.Fatal(err)
+		}
+		np := nc * m // cross-fitting: every draw is a p-draw in one pass
+		if single {
+			np = nc / 2 * m
+		}
+		if res.NCall != 1000 || res.NP != np || res.NQ != 1000 {
+			t.Errorf("NoCrossFit %v: NCall %d, n_p %d, n_q %d; want 1000, %d, 1000", single, res.NCall, res.NP, res.NQ, np)
+		}
+		if !(math.Abs(res.LogZ-0.5) < 4*res.LogZErr) {
+			t.Errorf("NoCrossFit %v: ln Z = %v ± %v", single, res.LogZ, res.LogZErr)
+		}
+	}
+}
+
+// Cross-fitting averages two passes of about equal error, so its posterior
+// term is about half of one pass's, and the trace adds up the passes'
+// proposal draws.
+func TestEvidenceCrossFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	g := newGaussTarget(4, -1.5, rng)
+	s := &Samples{Dim: 4}
+	for c := 0; c < 6; c++ {
+		s.Chains = append(s.Chains, g.draws(2000, rng))
+	}
+	ctx := context.Background()
+	one, err := Evidence(ctx, g.logp, s, &Settings{Proposal: FitGaussian, Seed: 3, NQ: 6000, NoCrossFit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.NCall != 1000 || res.NP != nc/2*m || res.NQ != 1000 {
-		t.Errorf("NCall %d, n_p %d, n_q %d; want 1000, %d, 1000", res.NCall, res.NP, res.NQ, nc/2*m)
+	both, err := Evidence(ctx, g.logp, s, &Settings{Proposal: FitGaussian, Seed: 3, NQ: 12000})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !(math.Abs(res.LogZ-0.5) < 4*res.LogZErr) {
-		t.Errorf("ln Z = %v ± %v", res.LogZ, res.LogZErr)
+	if r := both.RE2P / one.RE2P; !(r > 0.35 && r < 0.7) {
+		t.Errorf("cross-fitted RE2P = %.3g is %.2f of one pass's %.3g, want about 1/2", both.RE2P, r, one.RE2P)
+	}
+	if !(math.Abs(both.LogZ+1.5) < 4*both.LogZErr) || both.LogZErr > 0.01 {
+		t.Errorf("cross-fitted ln Z = %v ± %v, want -1.5 within 4 sigma and sigma < 0.01", both.LogZ, both.LogZErr)
+	}
+	t.Logf("RE2P: one pass %.3g, cross-fitted %.3g", one.RE2P, both.RE2P)
+	last := both.Trace[len(both.Trace)-1]
+	if last.NQ != both.NQ || last.LogZ != both.LogZ || math.Abs(last.LogZErr/both.LogZErr-1) > 1e-12 {
+		t.Errorf("last trace point %+v, want the result (n_q %d, %v ± %v)", last, both.NQ, both.LogZ, both.LogZErr)
+	}
+	for i := 1; i < len(both.Trace); i++ {
+		if both.Trace[i].NQ <= both.Trace[i-1].NQ {
+			t.Errorf("trace n_q not increasing: %+v", both.Trace)
+		}
+	}
+	if _, err := Evidence(ctx, g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1}); err == nil || !strings.Contains(err.Error(), "NQ = 1") {
+		t.Errorf("NQ = 1 with cross-fitting: got %v, want an error naming NQ", err)
 	}
 }
 

@@ -11,9 +11,12 @@ import (
 
 // Random streams derived from Settings.Seed, one per purpose, so that
 // changing one stage (say, n_q) does not change the draws of another.
+// The second pass of cross-fitting has streams of its own.
 const (
 	streamFit = iota + 1
 	streamDraws
+	streamFitSwapped
+	streamDrawsSwapped
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -22,8 +25,10 @@ const (
 // With the default method (Bridge) it splits the draws in two halves, fits
 // the proposal q on the first, draws n_q points from q, evaluates log p on
 // them and solves the optimal bridge sampling equation against the second
-// half. The error combines both halves' terms, the posterior one inflated
-// by the integrated autocorrelation time of the chains.
+// half; then it does the same with the halves' roles exchanged and reports
+// the mean of the two ln Z (Settings.NoCrossFit turns this off). The error
+// combines the posterior and proposal terms, the posterior one inflated by
+// the integrated autocorrelation time of the chains.
 //
 // Cancelling ctx stops the computation between log-density batches and
 // returns ctx.Err().
@@ -88,9 +93,10 @@ func (e *estimation) warn(format string, args ...any) {
 	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf(format, args...))
 }
 
-// fitProposal fits q on the row-major points x.
-func (e *estimation) fitProposal(x []float64) (Proposal, error) {
-	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, streamFit))
+// fitProposal fits q on the row-major points x with the random stream
+// stream.
+func (e *estimation) fitProposal(x []float64, stream uint64) (Proposal, error) {
+	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, stream))
 	if err != nil {
 		return nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
 	}
@@ -199,89 +205,166 @@ func checkDrawsLogP(lp []float64, m int) error {
 }
 
 // bridge runs optimal bridge sampling; warp selects warp-III (Gaussian
-// proposal, target symmetrized about the fitted mean).
+// proposal, target symmetrized about the fitted mean). Bridge cross-fits
+// unless NoCrossFit is set: a second pass fits q on the other half and
+// estimates on the first, and ln Z is the mean of the two passes. Each
+// pass's posterior term dominates the error when the draws are
+// autocorrelated, and the two passes' errors are nearly independent, so the
+// mean's variance is about half of one pass's.
 func (e *estimation) bridge(warp bool) error {
-	d := e.s.Dim
 	h, err := splitHalves(e.s)
 	if err != nil {
 		return err
 	}
+	if warp || e.cfg.NoCrossFit {
+		r, err := e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
+		if err != nil {
+			return err
+		}
+		e.setBridge(r.est, r.np, r.nq, r.trace)
+		return nil
+	}
+	// The passes share a given NQ and the evaluation budget FEva.
+	if e.cfg.NQ == 1 {
+		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or NoCrossFit")
+	}
+	a, err := e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
+	if err != nil {
+		return err
+	}
+	b, err := e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
+	if err != nil {
+		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
+	}
+	mean := bridgeEstimate{
+		logZ: (a.est.logZ + b.est.logZ) / 2,
+		re2P: (a.est.re2P + b.est.re2P) / 4,
+		re2Q: (a.est.re2Q + b.est.re2Q) / 4,
+		tau:  (a.est.tau + b.est.tau) / 2,
+	}
+	trace := make([]TracePoint, len(a.trace))
+	for i, p := range a.trace {
+		o := b.trace[i]
+		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2, LogZErr: math.Hypot(p.LogZErr, o.LogZErr) / 2}
+	}
+	e.setBridge(mean, a.np+b.np, a.nq+b.nq, trace)
+	e.res.Warnings = unique(e.res.Warnings) // the passes may warn alike
+	return nil
+}
+
+// unique returns s without repeated entries, in the order of first
+// occurrence.
+func unique(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	out := s[:0]
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (e *estimation) setBridge(est bridgeEstimate, np, nq int, trace []TracePoint) {
+	e.res.LogZ, e.res.LogZErr = est.logZ, math.Sqrt(est.re2P+est.re2Q)
+	e.res.NP, e.res.NQ = np, nq
+	e.res.RE2P, e.res.RE2Q, e.res.Tau = est.re2P, est.re2Q, est.tau
+	e.res.Trace = trace
+}
+
+// bridgePass is one bridge estimate: q fitted on h.fit, the estimator on
+// h.use.
+type bridgePass struct {
+	est    bridgeEstimate
+	np, nq int
+	trace  []TracePoint
+}
+
+// traceFractions are the prefixes of the proposal draws, as fractions of
+// n_q, at which Result.Trace reports ln Z.
+var traceFractions = []int{8, 4, 2, 1}
+
+// bridgePass fits q on h.fit (random stream fitStream) and estimates ln Z
+// against h.use with nq draws from q (stream drawStream; 0: the adaptive
+// rule, which may spend the share costShare of the FEva budget).
+func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStream uint64, costShare float64) (bridgePass, error) {
+	d := e.s.Dim
 	var q Proposal
+	var err error
 	tgt := &target{ev: e.ev}
 	if warp {
 		g, _, err := FitGaussian(h.fit, d, nil, 0)
 		if err != nil {
-			return fmt.Errorf("gbs: fitting the warp-III Gaussian: %w", err)
+			return bridgePass{}, fmt.Errorf("gbs: fitting the warp-III Gaussian: %w", err)
 		}
 		q, tgt.centre = g, g.(*Gaussian).Mean()
-	} else if q, err = e.fitProposal(h.fit); err != nil {
-		return err
+	} else if q, err = e.fitProposal(h.fit, fitStream); err != nil {
+		return bridgePass{}, err
 	}
 	e.logf("proposal fitted on %d draws", len(h.fit)/d)
 
 	np := len(h.use) / d
 	a := make([]float64, np) // log q - log p at the p-draws
 	if err := tgt.logp(a, h.use, h.useLogP); err != nil {
-		return err
+		return bridgePass{}, err
 	}
 	if err := checkDrawsLogP(a, np/h.nchains); err != nil {
-		return err
+		return bridgePass{}, err
 	}
 	lq := make([]float64, np)
 	q.LogProb(lq, h.use)
 	for i := range a {
 		if math.IsNaN(lq[i]) || math.IsInf(lq[i], 1) {
-			return fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", lq[i])
+			return bridgePass{}, fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", lq[i])
 		}
 		a[i] = lq[i] - a[i]
 	}
 
-	nq0 := e.cfg.NQ
+	nq0 := nq
 	if nq0 == 0 {
 		nq0 = np
 	}
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, streamDraws)), tgt: tgt}
+	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
 	if err := pd.extend(nq0, d); err != nil {
-		return err
+		return bridgePass{}, err
 	}
 	in := &bridgeInput{logQoverP: a, logPoverQ: pd.logw, nchains: h.nchains, iid: e.s.Independent}
 	est, err := solveBridge(in)
 	if err != nil {
-		return fmt.Errorf("gbs: %w", err)
+		return bridgePass{}, fmt.Errorf("gbs: %w", err)
 	}
 	e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq0, est.logZ, est.re2P, est.re2Q)
 
-	if e.cfg.NQ == 0 {
-		nq := e.adaptiveNQ(nq0, est, np)
+	if nq == 0 {
+		nq := e.adaptiveNQ(nq0, est, np, costShare)
 		if nq > nq0 {
 			if err := pd.extend(nq, d); err != nil {
-				return err
+				return bridgePass{}, err
 			}
 			in.logPoverQ = pd.logw
 			if est, err = solveBridge(in); err != nil {
-				return fmt.Errorf("gbs: %w", err)
+				return bridgePass{}, fmt.Errorf("gbs: %w", err)
 			}
 			e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq, est.logZ, est.re2P, est.re2Q)
 		}
 	}
-	nq := len(pd.logw)
-	for _, k := range []int{nq0 / 4, nq0 / 2, nq0} {
-		if k >= 2 && k < nq {
-			pre := *in
-			pre.logPoverQ = pd.logw[:k]
-			if p, err := solveBridge(&pre); err == nil {
-				e.res.Trace = append(e.res.Trace, TracePoint{NQ: k, LogZ: p.logZ, LogZErr: math.Sqrt(p.re2P + p.re2Q)})
-			}
+	nq = len(pd.logw)
+	var trace []TracePoint
+	for _, f := range traceFractions[:len(traceFractions)-1] {
+		pre := *in
+		pre.logPoverQ = pd.logw[:max(nq/f, 1)]
+		p, err := solveBridge(&pre)
+		if err != nil {
+			p = bridgeEstimate{logZ: math.NaN(), re2P: math.NaN()}
 		}
+		trace = append(trace, TracePoint{NQ: len(pre.logPoverQ), LogZ: p.logZ, LogZErr: math.Sqrt(p.re2P + p.re2Q)})
 	}
-	e.res.Trace = append(e.res.Trace, TracePoint{NQ: nq, LogZ: est.logZ, LogZErr: math.Sqrt(est.re2P + est.re2Q)})
-	e.res.LogZ, e.res.LogZErr = est.logZ, math.Sqrt(est.re2P+est.re2Q)
-	e.res.NP, e.res.NQ = np, nq
-	e.res.RE2P, e.res.RE2Q, e.res.Tau = est.re2P, est.re2Q, est.tau
+	trace = append(trace, TracePoint{NQ: nq, LogZ: est.logZ, LogZErr: math.Sqrt(est.re2P + est.re2Q)})
 	if est.shortChain {
 		e.warnShort(est.tau, np/h.nchains)
 	}
-	return nil
+	return bridgePass{est: est, np: np, nq: nq, trace: trace}, nil
 }
 
 func (e *estimation) warnShort(tau float64, m int) {
@@ -291,7 +374,7 @@ func (e *estimation) warnShort(tau float64, m int) {
 // adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from
 // q that its term is the fraction FErr of the squared error, but spend at
 // most the fraction FEva of all log-density evaluations on q.
-func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int) int {
+func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare float64) int {
 	ferr, feva := e.cfg.FErr, e.cfg.FEva
 	ncallP := float64(e.s.NCall)
 	if ncallP == 0 {
@@ -301,7 +384,7 @@ func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int) int {
 	if est.re2P == 0 {
 		byError = math.Inf(1)
 	}
-	byCost := feva / (1 - feva) * ncallP
+	byCost := costShare * feva / (1 - feva) * ncallP
 	n := math.Max(float64(nq0), math.Min(byError, byCost))
 	maxNQ := math.Max(float64(nq0), float64(maxProposalValues/e.s.Dim))
 	if n > maxNQ {
@@ -319,7 +402,7 @@ const maxProposalValues = 1 << 27
 func (e *estimation) importance() error {
 	d := e.s.Dim
 	x, _ := allDraws(e.s)
-	q, err := e.fitProposal(x)
+	q, err := e.fitProposal(x, streamFit)
 	if err != nil {
 		return err
 	}
@@ -357,7 +440,7 @@ func (e *estimation) harmonic() error {
 	if err != nil {
 		return err
 	}
-	q, err := e.fitProposal(h.fit)
+	q, err := e.fitProposal(h.fit, streamFit)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,18 @@ import "fmt"
 // proposal is fitted on one half and the estimator uses the other, so that
 // q does not overfit the very draws it is compared with.
 type halves struct {
-	fit     []float64 // row-major draws for fitting q
-	use     []float64 // row-major draws for the estimator, chain after chain
-	useLogP []float64 // known log p of the use half; nil if unknown
-	nchains int       // chains in the use half
+	fit       []float64 // row-major draws for fitting q, chain after chain
+	fitLogP   []float64 // known log p of the fit half; nil if unknown
+	fitChains int       // chains in the fit half
+	use       []float64 // row-major draws for the estimator, chain after chain
+	useLogP   []float64 // known log p of the use half; nil if unknown
+	nchains   int       // chains in the use half
+}
+
+// swapped returns the split with the roles of the halves exchanged.
+func (h halves) swapped() halves {
+	return halves{fit: h.use, fitLogP: h.useLogP, fitChains: h.nchains,
+		use: h.fit, useLogP: h.fitLogP, nchains: h.fitChains}
 }
 
 // splitHalves splits by chains when there are several (the first half of
@@ -22,6 +30,9 @@ func splitHalves(s *Samples) (halves, error) {
 		for c := 0; c < nc; c++ {
 			if c < k {
 				h.fit = append(h.fit, s.Chains[c]...)
+				if s.LogP != nil {
+					h.fitLogP = append(h.fitLogP, s.LogP[c]...)
+				}
 				continue
 			}
 			h.use = append(h.use, s.Chains[c]...)
@@ -29,15 +40,15 @@ func splitHalves(s *Samples) (halves, error) {
 				h.useLogP = append(h.useLogP, s.LogP[c]...)
 			}
 		}
-		h.nchains = nc - k
+		h.fitChains, h.nchains = k, nc-k
 	} else {
 		k := m / 2
 		h.fit = s.Chains[0][:k*d]
 		h.use = s.Chains[0][k*d:]
 		if s.LogP != nil {
-			h.useLogP = s.LogP[0][k:]
+			h.fitLogP, h.useLogP = s.LogP[0][:k], s.LogP[0][k:]
 		}
-		h.nchains = 1
+		h.fitChains, h.nchains = 1, 1
 	}
 	nFit, nUse := len(h.fit)/d, len(h.use)/d
 	if nFit < 2 || nUse < 2 {

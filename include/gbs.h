@@ -220,6 +220,14 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
 #define GBS_METHOD_HM 2     /* reciprocal importance sampling (harmonic mean) */
 #define GBS_METHOD_WARP3 3  /* warp-III bridge sampling, a Gaussian baseline */
 
+/* Cross-fitting of the bridge estimate (gbs_evidence_options.cross_fit). */
+#define GBS_CROSS_FIT_AUTO 0 /* bridge: a second pass fits q on the second
+                                half and estimates on the first; ln Z is the
+                                mean of the passes (about half the posterior
+                                variance; n_q and the f_eva budget are
+                                shared).  Default */
+#define GBS_CROSS_FIT_OFF 1  /* one pass, as in Jia & Seljak (2019) */
+
 typedef struct gbs_evidence_options {
   size_t size;         /* sizeof(gbs_evidence_options) */
   int32_t method;      /* GBS_METHOD_*; default GBS_METHOD_BRIDGE */
@@ -246,6 +254,8 @@ typedef struct gbs_evidence_options {
                           mass outside the box; read during the call only */
   const double *upper; /* NULL, or d upper bounds (+INFINITY for none) */
   gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
+  int32_t cross_fit;   /* GBS_CROSS_FIT_*; default auto.  Other methods
+                          ignore it */
 } gbs_evidence_options;
 
 /* ln Z estimated from the first n_q proposal draws. */

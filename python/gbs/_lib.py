@@ -56,7 +56,8 @@ class EvidenceOptions(Structure):
                 ("verbose", c_int32), ("n_q", c_int64),
                 ("batch_size", c_int64), ("ncall", c_int64),
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
-                ("lower", _dp), ("upper", _dp), ("cancel", c_void_p)]
+                ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
+                ("cross_fit", c_int32)]
 
 
 class TracePoint(Structure):

@@ -151,6 +151,10 @@ int main(void) {
     EXPECT(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &o, &res, NULL, 0, &err),
            GBS_ERR_ARGUMENT, "n_q = -1");
     o.n_q = 0;
+    o.cross_fit = 7;
+    EXPECT(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &o, &res, NULL, 0, &err),
+           GBS_ERR_ARGUMENT, "cross_fit = 7");
+    o.cross_fit = GBS_CROSS_FIT_AUTO;
     o.f_err = 2;
     EXPECT(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &o, &res, NULL, 0, &err),
            GBS_ERR_FAILED, "FErr");

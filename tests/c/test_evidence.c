@@ -41,7 +41,8 @@ static void test_funnel(void) {
   print_result("funnel (exact draws)", &res, FUNNEL_LOGZ);
   check_within(&res, FUNNEL_LOGZ, 0.5);
   CHECK(res.method == GBS_METHOD_BRIDGE, "method %d", res.method);
-  CHECK(res.n_p == n / 2, "n_p = %lld", (long long)res.n_p);
+  /* cross-fitting (the default): every draw is a p-draw in one pass */
+  CHECK(res.n_p == n, "n_p = %lld", (long long)res.n_p);
   CHECK(res.tau == 1, "tau = %g with independent draws", res.tau);
   CHECK(res.n_trace >= 1 && res.n_trace <= 16, "n_trace = %lld",
         (long long)res.n_trace);
@@ -74,6 +75,16 @@ static void test_funnel(void) {
   CHECK(again.ncall < res.ncall, "ncall %lld with known log p, %lld without",
         (long long)again.ncall, (long long)res.ncall);
   gbs_free_warnings(again.warnings);
+
+  /* One pass, as in the paper: half of the draws are p-draws. */
+  opt.cross_fit = GBS_CROSS_FIT_OFF;
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, lp, &opt, &again, NULL,
+                        0, &err));
+  print_result("funnel (no cross-fitting)", &again, FUNNEL_LOGZ);
+  check_within(&again, FUNNEL_LOGZ, 0.5);
+  CHECK(again.n_p == n / 2, "n_p = %lld without cross-fitting", (long long)again.n_p);
+  gbs_free_warnings(again.warnings);
+  opt.cross_fit = GBS_CROSS_FIT_AUTO;
 
   /* Two chains of n/2 draws (split by chains), concurrent callback. */
   opt.concurrent = 1;

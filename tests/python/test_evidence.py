@@ -30,7 +30,8 @@ def test_reference_problems_exact_draws(problem, max_err):
     res = gbs.evidence(problem.log_prob, x, vectorize=True, bounds=problem.bounds,
                        independent=True, seed=3)
     within(res, problem.logz, max_err)
-    assert res.method == "bridge" and res.n_p == 10000 and res.n_q >= res.n_p
+    # Cross-fitting: every draw is a posterior draw in one of the two passes.
+    assert res.method == "bridge" and res.n_p == 20000 and res.n_q >= res.n_p
     assert res.tau == 1 and res.ncall == res.n_q + res.n_p
     assert res.dim == problem.dim and (res.n_chains, res.n_draws) == (1, 20000)
 
@@ -54,6 +55,16 @@ def test_same_seed_same_result_and_none_draws_a_seed():
     assert again.logz == c.logz
     gen = gbs.evidence(gauss_vec, x, vectorize=True, seed=np.random.default_rng(5))
     assert abs(gen.logz - C) < 4 * gen.logzerr
+
+
+def test_cross_fit_off_is_one_pass():
+    x = np.random.default_rng(4).normal(size=(4, 1000, 2))
+    both = gbs.evidence(gauss_vec, x, vectorize=True, n_q=4000, seed=2)
+    one = gbs.evidence(gauss_vec, x, vectorize=True, n_q=4000, seed=2, cross_fit=False)
+    assert (both.n_p, one.n_p) == (4000, 2000) and both.n_q == one.n_q == 4000
+    assert both.logz != one.logz
+    for r in (both, one):
+        assert abs(r.logz - C) < 4 * r.logzerr
 
 
 def test_explicit_n_q_and_trace():

@@ -24,7 +24,7 @@ def test_fields_and_text(res):
     assert res.logzerr == pytest.approx(math.sqrt(res.re2_p + res.re2_q))
     assert res.tau >= 1 and res.method == "bridge" and res.seed == 1
     assert (res.n_chains, res.n_draws, res.dim) == (4, 1000, 2)
-    assert res.n_p == 2000  # two of the four chains
+    assert res.n_p == 4000  # every chain, in one of the two cross-fitting passes
     s = res.summary()
     assert "ln Z = %.4f +/- %.4f" % (res.logz, res.logzerr) in s and "4 chains x 1000 draws" in s
     assert str(res) == s and "Result(logz=" in repr(res)
