@@ -80,7 +80,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		}
 		if cfg.methods["GBSL"] && r < cfg.repeatsGBS {
 			light, err := gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{
-				Sampler: *nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed),
+				Sampler:  *nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed),
 				Evidence: gbs.Settings{Proposal: gbs.FlowProposal(&flow.Settings{MaxLayers: lightLayers, Lower: p.Lower, Upper: p.Upper})},
 			})
 			if err != nil {
