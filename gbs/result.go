@@ -13,12 +13,14 @@ type Result struct {
 	// Method is the estimator used.
 	Method Method
 	// NP is the number of posterior draws in the estimator, NQ the number of
-	// proposal draws.
+	// proposal draws; with cross-fitting both are summed over the two
+	// passes (NP is then every draw).
 	NP, NQ int
 	// NCall is the number of log-density evaluations Evidence made.
 	NCall int64
 	// Tau is the integrated autocorrelation time used for the posterior
-	// side of the error (1 for independent draws).
+	// side of the error (1 for independent draws; with cross-fitting the
+	// mean of the two passes').
 	Tau float64
 	// RE2P and RE2Q are the posterior and proposal terms of the squared
 	// relative error.

@@ -269,8 +269,9 @@ typedef struct gbs_result {
   size_t size;      /* set by the caller: sizeof(gbs_result) */
   double logz;      /* estimate of ln Z */
   double logzerr;   /* its standard error, sqrt(re2_p + re2_q) */
-  int64_t n_p;      /* posterior draws used by the estimator */
-  int64_t n_q;      /* proposal draws */
+  int64_t n_p;      /* posterior draws used by the estimator (cross-fitted:
+                       summed over both passes, so every draw) */
+  int64_t n_q;      /* proposal draws (cross-fitted: both passes') */
   int64_t ncall;    /* log-density evaluations made by this call */
   double tau;       /* integrated autocorrelation time used (1 if
                        independent) */

@@ -22,12 +22,14 @@ class Result:
         Log-density evaluations made by this computation (the sampler's are
         not counted).
     n_p : int
-        Posterior draws the estimator compared with the proposal.
+        Posterior draws the estimator compared with the proposal (with
+        cross-fitting, both passes': every draw).
     n_q : int
-        Proposal draws.
+        Proposal draws (both passes').
     tau : float
         Integrated autocorrelation time (in draws) used for the posterior
-        side; 1 for independent draws.
+        side (with cross-fitting, the mean of the passes'); 1 for
+        independent draws.
     re2_p, re2_q : float
         Posterior and proposal terms of the squared relative error.
     method : str
