@@ -596,6 +596,7 @@ func dependence(z []float64, n, d int, w []float64) *mat.SymDense {
 	// The 2d features z and z², standardized under the weights, rows
 	// scaled by √w, so that FᵀF holds the correlations.
 	f := make([]float64, n*2*d)
+	mean := make([]float64, 2*d)
 	var sw float64
 	for i := 0; i < n; i++ {
 		wi := 1.0
@@ -606,19 +607,11 @@ func dependence(z []float64, n, d int, w []float64) *mat.SymDense {
 		row, fr := z[i*d:(i+1)*d], f[i*2*d:(i+1)*2*d]
 		for j, v := range row {
 			fr[j], fr[d+j] = v, v*v
+			mean[j] += wi * v
+			mean[d+j] += wi * fr[d+j]
 		}
 	}
-	mean := make([]float64, 2*d)
 	ss := make([]float64, 2*d)
-	for i := 0; i < n; i++ {
-		wi := 1.0
-		if w != nil {
-			wi = w[i]
-		}
-		for c, v := range f[i*2*d : (i+1)*2*d] {
-			mean[c] += wi * v
-		}
-	}
 	for c := range mean {
 		mean[c] /= sw
 	}

@@ -281,9 +281,10 @@ type bridgePass struct {
 	trace  []TracePoint
 }
 
-// traceFractions are the prefixes of the proposal draws, as fractions of
-// n_q, at which Result.Trace reports ln Z.
-var traceFractions = []int{8, 4, 2, 1}
+// traceDivisors give the prefixes n_q/k of the proposal draws at which
+// Result.Trace reports ln Z before the final estimate; the same for both
+// cross-fitting passes, so that their traces add up point by point.
+var traceDivisors = []int{8, 4, 2}
 
 // bridgePass fits q on h.fit (random stream fitStream) and estimates ln Z
 // against h.use with nq draws from q (stream drawStream; 0: the adaptive
@@ -351,9 +352,9 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	}
 	nq = len(pd.logw)
 	var trace []TracePoint
-	for _, f := range traceFractions[:len(traceFractions)-1] {
+	for _, k := range traceDivisors {
 		pre := *in
-		pre.logPoverQ = pd.logw[:max(nq/f, 1)]
+		pre.logPoverQ = pd.logw[:max(nq/k, 1)]
 		p, err := solveBridge(&pre)
 		if err != nil {
 			p = bridgeEstimate{logZ: math.NaN(), re2P: math.NaN()}
