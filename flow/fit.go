@@ -70,13 +70,12 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	f := &Flow{d: d, bounds: b, threads: r.Threads}
 	threads := resolveThreads(r.Threads)
 
-	pts, w, dup := distinctPoints(x, n, d, weights)
+	pts, w, _ := distinctPoints(x, n, d, weights)
 	nd := len(pts) / d
-	// MCMC chains repeat points where a proposal was rejected, so a few
-	// duplicates are normal; most points being repeats is not.
-	if 2*dup > n {
-		f.warnings = append(f.warnings, fmt.Sprintf("%d of %d points are exact duplicates (a stuck chain?): %d distinct points remain, each weighted by its multiplicity", dup, n, nd))
-	}
+	// MCMC chains repeat a point at every rejected proposal, so
+	// duplicates, even most points being repeats, are normal and need no
+	// warning: they are merged and weighted. A chain that never moves is
+	// a real problem, which gbs's diagnostics (gbs/stuck.go) name.
 	if err := checkConstant(pts, nd, d); err != nil {
 		return nil, err
 	}

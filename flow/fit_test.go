@@ -144,7 +144,9 @@ func TestBadInput(t *testing.T) {
 	if f, err = Fit(sticky, 2, nil, &Settings{Seed: 1}); err != nil {
 		t.Fatalf("sticky chain: %v", err)
 	}
-	if w := f.Warnings(); len(w) != 1 || !strings.Contains(w[0], "3800 of 4000 points are exact duplicates") {
+	// Repeats are normal in MCMC: no warning (a chain that never moves is
+	// the evidence diagnostics' business).
+	if w := f.Warnings(); len(w) != 0 {
 		t.Errorf("sticky chain: warnings %q", w)
 	}
 	lp := make([]float64, 1)

@@ -201,7 +201,7 @@ func TestEvidenceBadInput(t *testing.T) {
 }
 
 // Known log p values are used as they are: the callback then only sees the
-// proposal's draws.
+// proposal's draws and the spot-check's few posterior draws.
 func TestEvidenceReusesKnownLogP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	g := newGaussTarget(3, 0.5, rng)
@@ -223,8 +223,8 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 		if single {
 			np = nc / 2 * m
 		}
-		if res.NCall != 1000 || res.NP != np || res.NQ != 1000 {
-			t.Errorf("NoCrossFit %v: NCall %d, n_p %d, n_q %d; want 1000, %d, 1000", single, res.NCall, res.NP, res.NQ, np)
+		if res.NCall != 1000+spotCheckDraws || res.NP != np || res.NQ != 1000 {
+			t.Errorf("NoCrossFit %v: NCall %d, n_p %d, n_q %d; want %d, %d, 1000", single, res.NCall, res.NP, res.NQ, 1000+spotCheckDraws, np)
 		}
 		if !(math.Abs(res.LogZ-0.5) < 4*res.LogZErr) {
 			t.Errorf("NoCrossFit %v: ln Z = %v ± %v", single, res.LogZ, res.LogZErr)

@@ -7,6 +7,7 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Random streams derived from Settings.Seed, one per purpose, so that
@@ -17,6 +18,7 @@ const (
 	streamDraws
 	streamFitSwapped
 	streamDrawsSwapped
+	streamSpotCheck // the diagnostics' spot-check of stored log p
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -50,13 +52,19 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 		return nil, err
 	}
 	e := &estimation{
-		s:   s,
-		cfg: cfg,
-		ev:  &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
-		res: &Result{Method: cfg.Method, Tau: 1},
+		s:    s,
+		cfg:  cfg,
+		ev:   &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
+		res:  &Result{Method: cfg.Method, Tau: 1},
+		diag: newDiagnostics(),
 	}
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
+	}
+	// Stored log p that belongs to other draws, or to another density,
+	// moves ln Z without any sign in the error bar: check a few first.
+	if err := e.spotCheck(); err != nil {
+		return nil, err
 	}
 	switch cfg.Method {
 	case Bridge:
@@ -71,6 +79,7 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err != nil {
 		return nil, err
 	}
+	e.diagnose()
 	e.res.NCall = e.ev.calls
 	return e.res, nil
 }
@@ -81,6 +90,12 @@ type estimation struct {
 	cfg Settings
 	ev  *evaluator
 	res *Result
+	// diag collects the diagnostics; passes are the estimation passes'
+	// log-density ratios for them, passLogP log p at each bridge pass's
+	// posterior draws.
+	diag     Diagnostics
+	passes   []passData
+	passLogP [][]float64
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -313,6 +328,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	if err := checkDrawsLogP(a, np/h.nchains); err != nil {
 		return bridgePass{}, err
 	}
+	e.passLogP = append(e.passLogP, slices.Clone(a))
 	lq := make([]float64, np)
 	q.LogProb(lq, h.use)
 	for i := range a {
@@ -365,6 +381,8 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	if est.shortChain {
 		e.warnShort(est.tau, np/h.nchains)
 	}
+	e.passes = append(e.passes, passData{a: a, b: pd.logw, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
+		nchains: h.nchains, iid: e.s.Independent})
 	return bridgePass{est: est, np: np, nq: nq, trace: trace}, nil
 }
 
@@ -430,6 +448,7 @@ func (e *estimation) importance() error {
 	e.res.LogZ, e.res.LogZErr = last.LogZ, last.LogZErr
 	e.res.RE2Q = last.LogZErr * last.LogZErr
 	e.res.NP, e.res.NQ = 0, nq
+	e.passes = append(e.passes, passData{b: pd.logw, logZ: last.LogZ, logZErr: last.LogZErr, iid: true})
 	return nil
 }
 
@@ -478,6 +497,7 @@ func (e *estimation) harmonic() error {
 	}
 	e.res.LogZ, e.res.LogZErr = -lz, math.Sqrt(re2)
 	e.res.RE2P, e.res.Tau, e.res.NP = re2, tau, np
+	e.passes = append(e.passes, passData{a: a, logZ: e.res.LogZ, logZErr: e.res.LogZErr, nchains: h.nchains, iid: e.s.Independent})
 	return nil
 }
 

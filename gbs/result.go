@@ -29,8 +29,13 @@ type Result struct {
 	// draws, the last entry being the final estimate (bridge and IS).
 	Trace []TracePoint
 	// Warnings are conditions that did not stop the computation but may
-	// make the result less reliable, such as chains too short for Tau.
+	// make the result less reliable, such as chains too short for Tau,
+	// unmixed chains or a log density that the draws do not follow; each
+	// says what is wrong, its likely causes and what to do.
 	Warnings []string
+	// Diagnostics are the numbers behind the checks of the input chains,
+	// the stored log p and the overlap of p and q.
+	Diagnostics Diagnostics
 }
 
 // TracePoint is ln Z and its error from the first NQ proposal draws.
@@ -44,6 +49,7 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "method: %s\nln Z: %.6f +/- %.6f\n", r.Method, r.LogZ, r.LogZErr)
 	fmt.Fprintf(&b, "n_p: %d  n_q: %d  log-density calls: %d  tau: %.3g\n", r.NP, r.NQ, r.NCall, r.Tau)
+	fmt.Fprintf(&b, "diagnostics: %s\n", r.Diagnostics.String())
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}

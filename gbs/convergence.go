@@ -1,0 +1,287 @@
+package gbs
+
+import (
+	"math"
+	"slices"
+)
+
+// Convergence of the input chains: rank-normalized split-R̂ and bulk and
+// tail effective sample sizes (Vehtari, Gelman, Simpson, Carpenter &
+// Bürkner 2021, "Rank-normalization, folding, and localization: an
+// improved R̂"), for every coordinate and for log p. Each chain is split
+// in halves, so that a single chain is checked against itself and a drift
+// within a chain counts as disagreement.
+
+// quantityStats are the convergence statistics of one scalar quantity.
+type quantityStats struct {
+	rhat      float64 // max of bulk and folded rank-normalized split-R̂
+	rhatCrit  float64 // R̂ that chance alone exceeds rarely for these chains
+	essBulk   float64
+	essTail   float64
+	tauWithin float64 // autocorrelation time within the split chains
+	// chainMeans are the means of the rank-normalized draws per (unsplit)
+	// chain, with the standard error of one such mean.
+	chainMeans []float64
+	chainSE    float64
+	// z holds the rank-normalized draws, chain after chain.
+	z []float64
+}
+
+// rhatFalseAlarm is the probability, shared by all the quantities checked,
+// that chance alone pushes one R̂ past its critical value on converged
+// chains.
+const rhatFalseAlarm = 1e-3
+
+// convergenceStats computes the statistics of a quantity observed along
+// nchains chains of m draws each, stored chain after chain in x; nq is the
+// number of quantities checked together (for the false-alarm budget).
+func convergenceStats(x []float64, nchains, nq int) quantityStats {
+	m := len(x) / nchains
+	half := m / 2
+	// Split chains: the first and last half of each chain (the middle draw
+	// of an odd length is dropped).
+	split := make([][]float64, 0, 2*nchains)
+	for c := 0; c < nchains; c++ {
+		ch := x[c*m : (c+1)*m]
+		split = append(split, ch[:half], ch[m-half:])
+	}
+	z := rankNormal(x)
+	zs := make([][]float64, 0, 2*nchains)
+	for c := 0; c < nchains; c++ {
+		ch := z[c*m : (c+1)*m]
+		zs = append(zs, ch[:half], ch[m-half:])
+	}
+	var st quantityStats
+	st.z = z
+	bulk, w, tauW := splitRHatESS(zs)
+	st.essBulk, st.tauWithin = bulk.ess, tauW
+	// Folded about the median: chains that agree on location but not on
+	// scale.
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	med := sortedQuantile(sorted, 0.5)
+	folded := make([]float64, len(x))
+	for i, v := range x {
+		folded[i] = math.Abs(v - med)
+	}
+	fz := rankNormal(folded)
+	fs := make([][]float64, 0, 2*nchains)
+	for c := 0; c < nchains; c++ {
+		ch := fz[c*m : (c+1)*m]
+		fs = append(fs, ch[:half], ch[m-half:])
+	}
+	fold, _, _ := splitRHatESS(fs)
+	st.rhat = math.Max(bulk.rhat, fold.rhat)
+	// Tail ESS: the smaller ESS of the indicators of the 5% and 95%
+	// quantiles.
+	q05, q95 := sortedQuantile(sorted, 0.05), sortedQuantile(sorted, 0.95)
+	st.essTail = math.Inf(1)
+	for _, q := range []float64{q05, q95} {
+		ind := make([][]float64, len(split))
+		for i, ch := range split {
+			ind[i] = make([]float64, len(ch))
+			for t, v := range ch {
+				if (q == q05 && v <= q) || (q == q95 && v >= q) {
+					ind[i][t] = 1
+				}
+			}
+		}
+		r, _, _ := splitRHatESS(ind)
+		st.essTail = math.Min(st.essTail, r.ess)
+	}
+	// Under converged chains, the chain means of the split chains scatter
+	// with variance W τ / n, so B/W ≈ τ χ²_{M-1}/(M-1) and
+	// R̂² = (n-1)/n + (B/W)/n. The critical value uses the χ² quantile at
+	// the false-alarm share of this quantity.
+	nsplit := len(zs)
+	n := float64(half)
+	if nsplit >= 2 && n >= 2 {
+		df := float64(nsplit - 1)
+		c := chi2Quantile(1-rhatFalseAlarm/float64(2*nq), df) / df
+		st.rhatCrit = math.Sqrt((n-1)/n + math.Max(tauW, 1)*c/n)
+	} else {
+		st.rhatCrit = math.Inf(1)
+	}
+	st.chainMeans = make([]float64, nchains)
+	for c := range st.chainMeans {
+		var s float64
+		for _, v := range z[c*m : (c+1)*m] {
+			s += v
+		}
+		st.chainMeans[c] = s / float64(m)
+	}
+	st.chainSE = math.Sqrt(w * math.Max(tauW, 1) / float64(m))
+	return st
+}
+
+type rhatESS struct{ rhat, ess float64 }
+
+// splitRHatESS returns R̂ and the effective sample size of equal-length
+// chains (Vehtari et al. 2021, eqs. 3-4 and 10), the mean within-chain
+// variance W, and the autocorrelation time within the chains (their
+// averaged autocovariance over W, without the between-chain part).
+func splitRHatESS(chains [][]float64) (rhatESS, float64, float64) {
+	mc, n := len(chains), len(chains[0])
+	if n < 2 {
+		return rhatESS{rhat: math.NaN(), ess: math.NaN()}, 0, 1
+	}
+	means := make([]float64, mc)
+	var w float64
+	for c, ch := range chains {
+		mean, v := meanVar(ch)
+		means[c] = mean
+		w += v * float64(n) / float64(n-1)
+	}
+	w /= float64(mc)
+	var b float64
+	if mc > 1 {
+		_, vm := meanVar(means)
+		b = float64(n) * vm * float64(mc) / float64(mc-1)
+	}
+	if w == 0 {
+		// Every chain constant: equal chains have converged trivially,
+		// different ones cannot be compared by variance.
+		if b == 0 {
+			return rhatESS{rhat: 1, ess: float64(mc * n)}, 0, 1
+		}
+		return rhatESS{rhat: math.Inf(1), ess: 1}, 0, 1
+	}
+	varPlus := float64(n-1)/float64(n)*w + b/float64(n)
+	out := rhatESS{rhat: math.Sqrt(varPlus / w)}
+	acov := meanAutocov(chains, means)
+	rho := make([]float64, len(acov))
+	rhoW := make([]float64, len(acov))
+	for t, a := range acov {
+		rho[t] = 1 - (w-a)/varPlus
+		rhoW[t] = a / acov[0]
+	}
+	if acov[0] == 0 {
+		copy(rhoW, rho)
+	}
+	rho[0], rhoW[0] = 1, 1
+	tau := geyerTime(rho)
+	out.ess = float64(mc*n) / tau
+	// Vehtari et al. cap the ESS at S log10(S).
+	s := float64(mc * n)
+	out.ess = math.Min(out.ess, s*math.Log10(s))
+	return out, w, geyerTime(rhoW)
+}
+
+// meanAutocov returns the autocovariance (1/n normalization, each chain
+// about its own mean, as in Vehtari et al.) averaged over the chains, by
+// FFT.
+func meanAutocov(chains [][]float64, means []float64) []float64 {
+	n := len(chains[0])
+	size := 2
+	for size < 2*n {
+		size <<= 1
+	}
+	f := newFFT(size)
+	acc := make([]float64, n)
+	z := make([]complex128, size)
+	power := make([]complex128, size)
+	for c := 0; c < len(chains); c += 2 {
+		clear(z)
+		for i := 0; i < n; i++ {
+			re := chains[c][i] - means[c]
+			im := 0.0
+			if c+1 < len(chains) {
+				im = chains[c+1][i] - means[c+1]
+			}
+			z[i] = complex(re, im)
+		}
+		f.transform(z, false)
+		// |Z_a|² + |Z_b|² from the combined transform.
+		for k := 0; k < size; k++ {
+			zk, zn := z[k], z[(size-k)%size]
+			ar, ai := 0.5*(real(zk)+real(zn)), 0.5*(imag(zk)-imag(zn))
+			br, bi := 0.5*(imag(zk)+imag(zn)), -0.5*(real(zk)-real(zn))
+			power[k] = complex(ar*ar+ai*ai+br*br+bi*bi, 0)
+		}
+		f.transform(power, true)
+		for t := 0; t < n; t++ {
+			acc[t] += real(power[t]) / float64(size)
+		}
+	}
+	for t := range acc {
+		acc[t] /= float64(n * len(chains))
+	}
+	return acc
+}
+
+// geyerTime is the autocorrelation time -1 + 2 Σ P_k from Geyer's initial
+// positive and monotone sequence of paired autocorrelations
+// P_k = ρ_{2k} + ρ_{2k+1}.
+func geyerTime(rho []float64) float64 {
+	var sum float64
+	prev := math.Inf(1)
+	for k := 0; 2*k+1 < len(rho); k++ {
+		p := rho[2*k] + rho[2*k+1]
+		if p < 0 {
+			break
+		}
+		p = math.Min(p, prev)
+		prev = p
+		sum += p
+	}
+	tau := -1 + 2*sum
+	// A strongly antithetic chain can give tau below 1/log10(S); Vehtari
+	// et al. bound it there.
+	return math.Max(tau, 1/math.Log10(math.Max(float64(len(rho)), 10)))
+}
+
+// rankNormal replaces each value by the normal score of its rank among
+// all values, Φ⁻¹((r - 3/8)/(S + 1/4)), ties getting their average rank.
+func rankNormal(x []float64) []float64 {
+	s := len(x)
+	idx := make([]int, s)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		switch {
+		case x[a] < x[b]:
+			return -1
+		case x[a] > x[b]:
+			return 1
+		}
+		return a - b
+	})
+	z := make([]float64, s)
+	for i := 0; i < s; {
+		j := i + 1
+		for j < s && x[idx[j]] == x[idx[i]] {
+			j++
+		}
+		r := 0.5*float64(i+j-1) + 1 // average 1-based rank
+		v := normalQuantile((r - 0.375) / (float64(s) + 0.25))
+		for k := i; k < j; k++ {
+			z[idx[k]] = v
+		}
+		i = j
+	}
+	return z
+}
+
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// chi2Quantile approximates the p-quantile of χ² with df degrees of
+// freedom (Wilson & Hilferty 1931), accurate to a few percent for df >= 1
+// at the upper tail used here.
+func chi2Quantile(p, df float64) float64 {
+	z := normalQuantile(p)
+	a := 2 / (9 * df)
+	v := 1 - a + z*math.Sqrt(a)
+	return df * v * v * v
+}
+
+// sortedQuantile returns the p-quantile of the sorted values s by linear
+// interpolation between order statistics.
+func sortedQuantile(s []float64, p float64) float64 {
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}

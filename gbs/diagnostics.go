@@ -1,0 +1,385 @@
+package gbs
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Diagnostics are the checks Evidence runs on its input and on its own
+// estimate, so that a wrong answer comes with a warning rather than a small
+// error bar. Each failed check also adds a message to Result.Warnings that
+// says what is wrong, its likely causes and what to do; docs/diagnostics.md
+// explains every field, threshold and reference.
+//
+// Fields that a run could not compute are NaN (or -1 for an index).
+type Diagnostics struct {
+	// RHatMax is the largest rank-normalized split-R̂ (Vehtari et al.
+	// 2021; the larger of the bulk and folded ones) over the coordinates
+	// and log p, RHatWhere its coordinate (-1: log p). RHatCrit is the
+	// value chance exceeds on converged chains of that length with
+	// probability about 1e-3 for all quantities together; R̂ warns above
+	// max(1.01, RHatCrit).
+	RHatMax, RHatCrit float64
+	RHatWhere         int
+	// ESSBulkMin and ESSTailMin are the smallest bulk and tail effective
+	// sample sizes over the coordinates and log p, at ESSBulkWhere and
+	// ESSTailWhere (-1: log p).
+	ESSBulkMin, ESSTailMin     float64
+	ESSBulkWhere, ESSTailWhere int
+	// OutlierChains are chains whose draws sit apart from the others';
+	// StuckChains are chains that never or almost never move.
+	OutlierChains, StuckChains []int
+	// BurnInZ is the largest |z| of the first 10% of the chains against
+	// their last 50% (Geweke 1992), at BurnInWhere (-1: log p).
+	BurnInZ     float64
+	BurnInWhere int
+
+	// SpotChecked is the number of draws at which the stored log p
+	// (Samples.LogP) was evaluated again, SpotMaxDiff the largest
+	// absolute difference found (0 when log p was not given).
+	SpotChecked int
+	SpotMaxDiff float64
+
+	// ParetoKQ is the Pareto k̂ of p/q at the proposal draws, ParetoKP of
+	// q/p at the posterior draws (Vehtari et al. 2024), the larger over
+	// the cross-fitting passes; ParetoKThreshold is min(1 - 1/log10 S,
+	// 0.7) for the smaller sample size S.
+	ParetoKQ, ParetoKP, ParetoKThreshold float64
+
+	// CrossFitZ is the difference of the two cross-fitting passes' ln Z
+	// over its standard error. TiltZ is the largest |z| of the checks that
+	// the draws come from the density passed (see consistency.go). ISZ and
+	// HMZ compare the importance-sampling and reciprocal
+	// importance-sampling estimates with the same proposal against the
+	// bridge estimate (NaN where their Pareto k̂ makes them unreliable).
+	CrossFitZ, TiltZ, ISZ, HMZ float64
+}
+
+// newDiagnostics returns diagnostics with every field "not computed".
+func newDiagnostics() Diagnostics {
+	nan := math.NaN()
+	return Diagnostics{RHatMax: nan, RHatCrit: nan, RHatWhere: -1,
+		ESSBulkMin: nan, ESSTailMin: nan, ESSBulkWhere: -1, ESSTailWhere: -1,
+		BurnInZ: nan, BurnInWhere: -1,
+		ParetoKQ: nan, ParetoKP: nan, ParetoKThreshold: nan,
+		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan}
+}
+
+// essMin is the effective sample size below which the error bar, which
+// rests on an autocorrelation time estimated from the chains, is itself
+// too uncertain to trust (Vehtari et al. 2021 ask for 100 per chain for
+// R̂; 100 in all is the floor for any error estimate).
+const essMin = 100
+
+// rhatMin is the R̂ above which chains count as unmixed when chance does
+// not explain it (Vehtari et al. 2021).
+const rhatMin = 1.01
+
+// passData is what one estimation pass leaves for the diagnostics.
+type passData struct {
+	a, b    []float64 // log q - log p at the p-draws; log p - log q at the q-draws
+	logZ    float64
+	logZErr float64
+	nchains int
+	iid     bool
+}
+
+// causes lists the usual reasons for draws and log density that disagree.
+const causesMismatch = "likely causes: a log density that is not the one the draws come from (another function, " +
+	"a missing or different prior, a log likelihood alone, a temperature, a parameter transform without its " +
+	"Jacobian), unconverged chains, or modes the chains never visited"
+
+// coordName names a quantity: a coordinate or log p.
+func coordName(k int) string {
+	if k < 0 {
+		return "log p"
+	}
+	return fmt.Sprintf("coordinate %d", k)
+}
+
+// diagnose runs the checks on the input chains and on the passes, and
+// turns the failed ones into warnings.
+func (e *estimation) diagnose() {
+	e.diagnoseChains()
+	e.diagnoseOverlap()
+	e.res.Diagnostics = e.diag
+}
+
+// chainLogP returns log p at every draw, chain after chain, when known
+// (given, or evaluated by both bridge passes); nil otherwise.
+func (e *estimation) chainLogP() []float64 {
+	if e.s.LogP != nil {
+		var lp []float64
+		for _, c := range e.s.LogP {
+			lp = append(lp, c...)
+		}
+		return lp
+	}
+	if len(e.passes) == 2 && e.cfg.Method == Bridge {
+		// The second pass used the first half of the draws.
+		lp := make([]float64, 0, len(e.passes[0].a)+len(e.passes[1].a))
+		lp = append(lp, e.passLogP[1]...)
+		lp = append(lp, e.passLogP[0]...)
+		return lp
+	}
+	return nil
+}
+
+// diagnoseChains checks the input: layout, stuck chains, convergence and
+// burn-in.
+func (e *estimation) diagnoseChains() {
+	s := e.s
+	if w := layoutWarning(s); w != "" {
+		e.warn("%s", w)
+	}
+	if c, n := stuckChains(s); len(c) > 0 {
+		e.diag.StuckChains = c
+		e.warn("chain(s) %v never or almost never move (%v moves in %d draws): a stuck sampler repeats one point, "+
+			"which counts as many draws and biases ln Z (repeated points are normal in MCMC; a chain that "+
+			"does not move is not); check the sampler's step size, starting points and bounds, or drop those chains",
+			c, n, s.Draws())
+	}
+	nc, m, d := len(s.Chains), s.Draws(), s.Dim
+	if m < 4 {
+		return
+	}
+	lp := e.chainLogP()
+	nq := d
+	if lp != nil {
+		nq++
+	}
+	col := make([]float64, nc*m)
+	var worstR, worstB = -1.0, -1.0
+	var worstStats quantityStats
+	worstRWhere := 0
+	e.diag.ESSBulkMin, e.diag.ESSTailMin = math.Inf(1), math.Inf(1)
+	for k := -1; k < d; k++ {
+		if k < 0 {
+			if lp == nil {
+				continue
+			}
+			copy(col, lp)
+		} else {
+			for c, ch := range s.Chains {
+				for t := 0; t < m; t++ {
+					col[c*m+t] = ch[t*d+k]
+				}
+			}
+		}
+		st := convergenceStats(col, nc, nq)
+		if st.essBulk < e.diag.ESSBulkMin {
+			e.diag.ESSBulkMin, e.diag.ESSBulkWhere = st.essBulk, k
+		}
+		if st.essTail < e.diag.ESSTailMin {
+			e.diag.ESSTailMin, e.diag.ESSTailWhere = st.essTail, k
+		}
+		// The excess of R̂ over what chance gives decides which quantity
+		// is worst.
+		excess := st.rhat / math.Max(st.rhatCrit, rhatMin)
+		if math.IsNaN(e.diag.RHatMax) || st.rhat > e.diag.RHatMax {
+			e.diag.RHatMax, e.diag.RHatCrit, e.diag.RHatWhere = st.rhat, st.rhatCrit, k
+		}
+		if excess > worstR {
+			worstR, worstRWhere, worstStats = excess, k, st
+		}
+		if !s.Independent {
+			if z := burnInZScore(st.z, nc, st.tauWithin); math.Abs(z) > worstB {
+				worstB = math.Abs(z)
+				e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
+			}
+		}
+	}
+	if worstR > 1 {
+		e.diag.RHatMax, e.diag.RHatCrit, e.diag.RHatWhere = worstStats.rhat, worstStats.rhatCrit, worstRWhere
+		e.diag.OutlierChains = outlierChains(worstStats)
+		msg := fmt.Sprintf("the chains have not mixed: R-hat of %s is %.3f (above %.2f and above %.3f, what chance gives for chains of this length)",
+			coordName(worstRWhere), worstStats.rhat, rhatMin, worstStats.rhatCrit)
+		if len(e.diag.OutlierChains) > 0 {
+			msg += fmt.Sprintf("; chain(s) %v sit apart from the others (another mode, or stuck)", e.diag.OutlierChains)
+		}
+		e.warn("%s: the draws misrepresent p, so ln Z and its error bar may be off by more than the error bar; "+
+			"likely causes: chains in different modes, which leaves the modes' weights wrong, chains too short, "+
+			"or burn-in left in; run longer chains, start them from dispersed points, or use a sampler that moves between modes", msg)
+	}
+	if e.diag.BurnInZ > burnInZ {
+		e.warn("chains still carry burn-in: the first 10%% of the chains differ from their last 50%% by %.1f standard errors in %s; "+
+			"the early draws come from the starting points, not from p, and bias ln Z; discard more draws as warm-up (discard= in Python)",
+			e.diag.BurnInZ, coordName(e.diag.BurnInWhere))
+	}
+	if e.diag.ESSBulkMin < essMin || e.diag.ESSTailMin < essMin {
+		worst, where, kind := e.diag.ESSBulkMin, e.diag.ESSBulkWhere, "bulk"
+		if e.diag.ESSTailMin < worst {
+			worst, where, kind = e.diag.ESSTailMin, e.diag.ESSTailWhere, "tail"
+		}
+		e.warn("the effective sample size is only %.0f (%s ESS of %s, below %d): the draws are so correlated that the "+
+			"autocorrelation time, and so the error bar of ln Z, is itself uncertain by tens of per cent or more, "+
+			"and the proposal is fitted on few independent points; run longer chains or thin less",
+			worst, kind, coordName(where), essMin)
+	}
+}
+
+// outlierChains returns the chains whose mean (rank-normalized) sits more
+// than 5 standard errors, and more than the spread of the other chains'
+// means, away from their median.
+func outlierChains(st quantityStats) []int {
+	nc := len(st.chainMeans)
+	if nc < 3 {
+		return nil
+	}
+	med := medianOf(st.chainMeans)
+	dev := make([]float64, nc)
+	for c, v := range st.chainMeans {
+		dev[c] = math.Abs(v - med)
+	}
+	mad := 1.4826 * medianOf(dev)
+	var out []int
+	for c, dv := range dev {
+		if dv > 5*math.Hypot(mad, st.chainSE) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func medianOf(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return sortedQuantile(s, 0.5)
+}
+
+// diagnoseOverlap checks the passes: Pareto k̂ in both directions,
+// cross-fitting agreement and the consistency of draws and log density.
+func (e *estimation) diagnoseOverlap() {
+	if len(e.passes) == 0 {
+		return
+	}
+	kq, kp := math.NaN(), math.NaN()
+	minS := math.Inf(1)
+	tilt, isz, hmz := math.NaN(), math.NaN(), math.NaN()
+	for _, p := range e.passes {
+		if p.b != nil {
+			kq = nanMax(kq, paretoK(p.b, 1))
+			minS = math.Min(minS, float64(len(p.b)))
+		}
+		if p.a != nil {
+			reff := 1.0
+			if !p.iid {
+				m := maxOf(p.a)
+				w := make([]float64, len(p.a))
+				for i, v := range p.a {
+					w[i] = math.Exp(v - m)
+				}
+				tau, _ := IntegratedTime(w, p.nchains)
+				reff = 1 / math.Max(tau, 1)
+			}
+			kp = nanMax(kp, paretoK(p.a, reff))
+			minS = math.Min(minS, float64(len(p.a)))
+		}
+	}
+	e.diag.ParetoKQ, e.diag.ParetoKP = kq, kp
+	thr := paretoKThreshold(minS)
+	e.diag.ParetoKThreshold = thr
+	badQ, badP := kq > thr, kp > thr
+	if e.cfg.Method == Bridge || e.cfg.Method == Warp3 {
+		for _, p := range e.passes {
+			tilt = nanMax(tilt, tiltZ(p.a, p.b, p.logZ, p.logZErr, p.nchains, p.iid))
+			if !badQ {
+				isz = nanMaxAbs(isz, isZ(p.b, p.logZ, p.logZErr))
+			}
+			if !badP {
+				hmz = nanMaxAbs(hmz, hmZ(p.a, p.logZ, p.logZErr, p.nchains, p.iid))
+			}
+		}
+		if len(e.passes) == 2 {
+			a, b := e.passes[0], e.passes[1]
+			e.diag.CrossFitZ = crossFitZ(a.logZ, a.logZErr, b.logZ, b.logZErr)
+		}
+	}
+	e.diag.TiltZ, e.diag.ISZ, e.diag.HMZ = tilt, isz, hmz
+
+	switch {
+	case e.cfg.Method == IS && badQ:
+		e.warn("the importance ratios p/q at the proposal draws are heavy-tailed (Pareto k-hat %.2f, above %.2f): "+
+			"importance sampling's ln Z and error bar are unreliable; the proposal misses mass of p or the log density "+
+			"is not the draws' (%s); use the default bridge estimator", kq, thr, causesMismatch)
+	case e.cfg.Method == HM && badP:
+		e.warn("the ratios q/p at the posterior draws are heavy-tailed (Pareto k-hat %.2f, above %.2f): the reciprocal "+
+			"importance sampling estimate and its error bar are unreliable (%s); use the default bridge estimator", kp, thr, causesMismatch)
+	case (e.cfg.Method == Bridge || e.cfg.Method == Warp3) && badQ && badP:
+		e.warn("the proposal and the draws barely overlap: Pareto k-hat %.2f for p/q at the proposal draws and %.2f for q/p "+
+			"at the posterior draws, both above %.2f (one heavy-tailed direction is normal for bridge sampling, both are "+
+			"not); ln Z and its error bar are unreliable; %s; check that the log density is the one the draws come from",
+			kq, kp, thr, causesMismatch)
+	}
+	var bad []string
+	if math.Abs(e.diag.CrossFitZ) > consistencyZ {
+		bad = append(bad, fmt.Sprintf("the two cross-fitting passes disagree by %.1f standard errors (ln Z %.4f ± %.4f and %.4f ± %.4f)",
+			math.Abs(e.diag.CrossFitZ), e.passes[0].logZ, e.passes[0].logZErr, e.passes[1].logZ, e.passes[1].logZErr))
+	}
+	if tilt > consistencyZ {
+		bad = append(bad, fmt.Sprintf("the draws are not distributed as the log density says (log p - log q at the posterior "+
+			"draws is not that at the proposal draws tilted by p/q: %.1f standard errors)", tilt))
+	}
+	if math.Abs(isz) > consistencyZ {
+		bad = append(bad, fmt.Sprintf("importance sampling with the same proposal disagrees with the bridge by %.1f standard errors", math.Abs(isz)))
+	}
+	if math.Abs(hmz) > consistencyZ {
+		bad = append(bad, fmt.Sprintf("reciprocal importance sampling with the same proposal disagrees with the bridge by %.1f standard errors", math.Abs(hmz)))
+	}
+	if len(bad) > 0 {
+		e.warn("the estimate is not self-consistent: %s; ln Z and its error bar cannot be trusted; %s; "+
+			"check the log density against the sampler's, then the chains' convergence", strings.Join(bad, "; "), causesMismatch)
+	}
+}
+
+func nanMax(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return math.Max(a, b)
+}
+
+// nanMaxAbs returns whichever of a and b is larger in absolute value,
+// ignoring NaN.
+func nanMaxAbs(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	case math.Abs(b) > math.Abs(a):
+		return b
+	}
+	return a
+}
+
+// String summarizes the diagnostics on one line; quantities not computed
+// are left out.
+func (d Diagnostics) String() string {
+	var parts []string
+	add := func(format string, v float64, args ...any) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			parts = append(parts, fmt.Sprintf(format, append([]any{v}, args...)...))
+		}
+	}
+	add("R-hat %.3f (%s)", d.RHatMax, coordName(d.RHatWhere))
+	add("ESS bulk %.0f", d.ESSBulkMin)
+	add("tail %.0f", d.ESSTailMin)
+	add("burn-in |z| %.1f", d.BurnInZ)
+	add("Pareto k-hat p/q %.2f", d.ParetoKQ)
+	add("q/p %.2f", d.ParetoKP)
+	add("cross-fit z %.1f", d.CrossFitZ)
+	add("consistency |z| %.1f", d.TiltZ)
+	if d.SpotChecked > 0 {
+		parts = append(parts, fmt.Sprintf("log p spot-checked at %d draws (max diff %.2g)", d.SpotChecked, d.SpotMaxDiff))
+	}
+	return strings.Join(parts, ", ")
+}
