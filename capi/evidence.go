@@ -101,30 +101,82 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 		}
 		trace[i] = C.gbs_trace_point{n_q: C.int64_t(p.NQ), logz: C.double(p.LogZ), logzerr: C.double(p.LogZErr)}
 	}
-	*out = C.gbs_result{
-		size:       out.size,
-		logz:       C.double(r.LogZ),
-		logzerr:    C.double(r.LogZErr),
-		n_p:        C.int64_t(r.NP),
-		n_q:        C.int64_t(r.NQ),
-		ncall:      C.int64_t(r.NCall),
-		tau:        C.double(r.Tau),
-		re2_p:      C.double(r.RE2P),
-		re2_q:      C.double(r.RE2Q),
-		method:     methodCodes[r.Method],
-		n_trace:    C.int64_t(len(r.Trace)),
-		n_warnings: C.int64_t(len(r.Warnings)),
-		warnings:   newWarnings(r.Warnings),
+	full := C.gbs_result{
+		size:        out.size,
+		logz:        C.double(r.LogZ),
+		logzerr:     C.double(r.LogZErr),
+		n_p:         C.int64_t(r.NP),
+		n_q:         C.int64_t(r.NQ),
+		ncall:       C.int64_t(r.NCall),
+		tau:         C.double(r.Tau),
+		re2_p:       C.double(r.RE2P),
+		re2_q:       C.double(r.RE2Q),
+		method:      methodCodes[r.Method],
+		n_trace:     C.int64_t(len(r.Trace)),
+		n_warnings:  C.int64_t(len(r.Warnings)),
+		warnings:    newWarnings(r.Warnings),
+		diagnostics: diagnosticsToC(&r.Diagnostics),
+	}
+	copyResult(out, &full)
+}
+
+// resultSizeV1 is sizeof(gbs_result) in ABI version 1, which callers built
+// against that header still pass.
+const resultSizeV1 = C.GBS_RESULT_SIZE_V1
+
+// copyResult writes the first out.size bytes of full (at most all of it)
+// into out: a caller of ABI version 1 has a shorter struct.
+func copyResult(out, full *C.gbs_result) {
+	n := min(uintptr(out.size), unsafe.Sizeof(*full))
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(out)), n), unsafe.Slice((*byte)(unsafe.Pointer(full)), n))
+}
+
+func diagnosticsToC(d *gbs.Diagnostics) C.gbs_diagnostics {
+	first := func(c []int) C.int64_t {
+		if len(c) == 0 {
+			return -1
+		}
+		return C.int64_t(c[0])
+	}
+	return C.gbs_diagnostics{
+		rhat_max:           C.double(d.RHatMax),
+		rhat_crit:          C.double(d.RHatCrit),
+		rhat_where:         C.int64_t(d.RHatWhere),
+		ess_bulk_min:       C.double(d.ESSBulkMin),
+		ess_tail_min:       C.double(d.ESSTailMin),
+		ess_bulk_where:     C.int64_t(d.ESSBulkWhere),
+		ess_tail_where:     C.int64_t(d.ESSTailWhere),
+		burnin_z:           C.double(d.BurnInZ),
+		burnin_where:       C.int64_t(d.BurnInWhere),
+		n_outlier_chains:   C.int64_t(len(d.OutlierChains)),
+		outlier_chain:      first(d.OutlierChains),
+		n_stuck_chains:     C.int64_t(len(d.StuckChains)),
+		stuck_chain:        first(d.StuckChains),
+		spot_checked:       C.int64_t(d.SpotChecked),
+		spot_max_diff:      C.double(d.SpotMaxDiff),
+		pareto_k_q:         C.double(d.ParetoKQ),
+		pareto_k_p:         C.double(d.ParetoKP),
+		pareto_k_threshold: C.double(d.ParetoKThreshold),
+		crossfit_z:         C.double(d.CrossFitZ),
+		consistency_z:      C.double(d.TiltZ),
+		is_z:               C.double(d.ISZ),
+		hm_z:               C.double(d.HMZ),
 	}
 }
 
 // startResult checks the caller's result struct and zeroes it, so that it
 // is zero (warnings NULL) if the call fails.
 func startResult(result *C.gbs_result) error {
-	if err := checkOut(result, "gbs_result"); err != nil {
-		return err
+	if result == nil {
+		return argError("gbs_result is NULL")
 	}
-	*result = C.gbs_result{size: result.size}
+	// A struct of ABI version 1 is shorter by the diagnostics.
+	if uintptr(result.size) != uintptr(resultSizeV1) {
+		if err := checkOut(result, "gbs_result"); err != nil {
+			return err
+		}
+	}
+	copyResult(result, &C.gbs_result{size: result.size})
 	return nil
 }
 

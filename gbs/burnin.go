@@ -38,7 +38,7 @@ func burnInZScore(z []float64, nchains int, tau float64) float64 {
 	}
 	mh, vh := meanVar(head)
 	mt, vt := meanVar(tail)
-	tau = math.Max(tau, 1)
+	tau = tauMargin * math.Max(tau, 1)
 	se := math.Sqrt(tau * (vh/float64(len(head)) + vt/float64(len(tail))))
 	if se == 0 {
 		if mh == mt {

@@ -27,6 +27,12 @@ type quantityStats struct {
 	z []float64
 }
 
+// tauMargin multiplies the within-chain autocorrelation time wherever it
+// sets what chance can do: Geyer's truncated estimate from chains only a
+// few tens of tau long is biased low (a healthy emcee run of 32 walkers ×
+// 1500 draws, tau ≈ 40, reached R̂ 1.051 against 1.049 without it).
+const tauMargin = 2
+
 // rhatFalseAlarm is the probability, shared by all the quantities checked,
 // that chance alone pushes one R̂ past its critical value on converged
 // chains.
@@ -98,7 +104,7 @@ func convergenceStats(x []float64, nchains, nq int) quantityStats {
 	if nsplit >= 2 && n >= 2 {
 		df := float64(nsplit - 1)
 		c := chi2Quantile(1-rhatFalseAlarm/float64(2*nq), df) / df
-		st.rhatCrit = math.Sqrt((n-1)/n + math.Max(tauW, 1)*c/n)
+		st.rhatCrit = math.Sqrt((n-1)/n + tauMargin*math.Max(tauW, 1)*c/n)
 	} else {
 		st.rhatCrit = math.Inf(1)
 	}

@@ -216,7 +216,7 @@ func arChains(d, nchains, m int, rho, x0 float64, rng *rand.Rand) *Samples {
 
 func TestDiagnosticsBurnIn(t *testing.T) {
 	const d = 4
-	s := arChains(d, 8, 1000, 0.95, 25, rand.New(rand.NewPCG(4, 2)))
+	s := arChains(d, 8, 1000, 0.98, 25, rand.New(rand.NewPCG(4, 2)))
 	res := runEvidence(t, "burn-in", normalLogP(d, 0, 1), s)
 	if !hasWarning(res, "chains still carry burn-in") {
 		t.Errorf("no burn-in warning: %q", res.Warnings)

@@ -2,7 +2,7 @@
  * gbs.h -- C interface of libgbs: Bayesian evidence (ln Z) with Gaussianized
  * bridge sampling, Gaussianizing normalizing flows and NUTS sampling.
  *
- * ABI version 1.  Link with `pkg-config --cflags --libs gbs`.
+ * ABI version 2.  Link with `pkg-config --cflags --libs gbs`.
  *
  * Conventions (they hold for every function unless its comment says
  * otherwise):
@@ -33,7 +33,10 @@
  *   means "default" (so `T o = {sizeof o};` or memset to zero then setting
  *   size gives all defaults); a NULL options pointer also means all defaults.
  *   A size smaller than the struct of ABI version 1 is an error
- *   (GBS_ERR_ARGUMENT).  A larger size (a struct from a newer header) is
+ *   (GBS_ERR_ARGUMENT); a struct that grew in a later ABI version also
+ *   accepts the size it had before (gbs_result: GBS_RESULT_SIZE_V1), and
+ *   the library then fills only the fields that size holds, so programs
+ *   built against an older header keep working unchanged.  A larger size (a struct from a newer header) is
  *   accepted when the bytes this library does not know are all zero.
  *   Result structs (gbs_result, gbs_flow_info, gbs_nuts_chain_stats...)
  *   also start with `size_t size`, set by the caller, checked the same way.
@@ -81,9 +84,11 @@
 extern "C" {
 #endif
 
-/* ABI version of this header.  gbs_abi_version() returns the library's;
- * they must be equal. */
-#define GBS_ABI_VERSION 1
+/* ABI version of this header.  gbs_abi_version() returns the library's,
+ * which must be at least the header's: a library serves callers built
+ * against its own and every older header.  Version 2 added
+ * gbs_result.diagnostics. */
+#define GBS_ABI_VERSION 2
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
@@ -265,8 +270,41 @@ typedef struct gbs_trace_point {
   double logzerr;
 } gbs_trace_point;
 
+/* The numbers behind the checks every evidence call runs on its input and
+ * on its estimate (docs/diagnostics.md explains each, with its threshold);
+ * failed checks also add a message to gbs_result.warnings.  A value not
+ * computed is NaN; a "where" field names a coordinate (0..d-1) or log p
+ * (-1).  Added in ABI version 2. */
+typedef struct gbs_diagnostics {
+  double rhat_max;        /* largest rank-normalized split-R-hat over the
+                             coordinates and log p (Vehtari et al. 2021) */
+  double rhat_crit;       /* the R-hat chance reaches for chains this long */
+  int64_t rhat_where;
+  double ess_bulk_min;    /* smallest bulk effective sample size */
+  double ess_tail_min;    /* smallest tail effective sample size */
+  int64_t ess_bulk_where;
+  int64_t ess_tail_where;
+  double burnin_z;        /* largest |z|, first 10% against last 50% */
+  int64_t burnin_where;
+  int64_t n_outlier_chains; /* chains whose draws sit apart from the others */
+  int64_t outlier_chain;    /* the first of them, or -1 */
+  int64_t n_stuck_chains;   /* chains that never or almost never move */
+  int64_t stuck_chain;      /* the first of them, or -1 */
+  int64_t spot_checked;   /* draws whose stored log p was evaluated again */
+  double spot_max_diff;   /* largest |stored - recomputed| among them */
+  double pareto_k_q;      /* Pareto k-hat of p/q at the proposal draws */
+  double pareto_k_p;      /* Pareto k-hat of q/p at the posterior draws */
+  double pareto_k_threshold; /* min(1 - 1/log10 S, 0.7) */
+  double crossfit_z;      /* difference of the cross-fitting passes / error */
+  double consistency_z;   /* largest |z| of the draws-vs-log p checks */
+  double is_z;            /* importance sampling (same q) vs bridge, in sigma */
+  double hm_z;            /* reciprocal importance sampling vs bridge */
+} gbs_diagnostics;
+
 typedef struct gbs_result {
-  size_t size;      /* set by the caller: sizeof(gbs_result) */
+  size_t size;      /* set by the caller: sizeof(gbs_result), or
+                       GBS_RESULT_SIZE_V1 from code written for ABI
+                       version 1 (then diagnostics is not written) */
   double logz;      /* estimate of ln Z */
   double logzerr;   /* its standard error, sqrt(re2_p + re2_q) */
   int64_t n_p;      /* posterior draws used by the estimator (cross-fitted:
@@ -287,7 +325,11 @@ typedef struct gbs_result {
                        of n_warnings messages (conditions that make the result
                        less reliable, e.g. chains too short for tau), owned by
                        the caller: free with gbs_free_warnings(warnings) */
+  gbs_diagnostics diagnostics; /* ABI version 2 */
 } gbs_result;
+
+/* sizeof(gbs_result) in ABI version 1, before diagnostics. */
+#define GBS_RESULT_SIZE_V1 offsetof(gbs_result, diagnostics)
 
 #ifndef GBS_NO_PROTOTYPES
 /* Estimates ln Z = ln  integral p(x) dx  of the unnormalized density

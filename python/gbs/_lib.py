@@ -1,6 +1,6 @@
 """Loading libgbs with ctypes and declaring its C functions.
 
-Everything here mirrors include/gbs.h (ABI version 1): the structs, the
+Everything here mirrors include/gbs.h (ABI version 2): the structs, the
 callback types and every function's signature. The library is loaded with
 ``ctypes.CDLL``, so calls release the GIL; Go threads that call back into
 Python take it again for the duration of the callback.
@@ -12,7 +12,7 @@ import sys
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double,
                     c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p)
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -64,13 +64,27 @@ class TracePoint(Structure):
     _fields_ = [("n_q", c_int64), ("logz", c_double), ("logzerr", c_double)]
 
 
+class CDiagnostics(Structure):
+    _fields_ = [("rhat_max", c_double), ("rhat_crit", c_double), ("rhat_where", c_int64),
+                ("ess_bulk_min", c_double), ("ess_tail_min", c_double),
+                ("ess_bulk_where", c_int64), ("ess_tail_where", c_int64),
+                ("burnin_z", c_double), ("burnin_where", c_int64),
+                ("n_outlier_chains", c_int64), ("outlier_chain", c_int64),
+                ("n_stuck_chains", c_int64), ("stuck_chain", c_int64),
+                ("spot_checked", c_int64), ("spot_max_diff", c_double),
+                ("pareto_k_q", c_double), ("pareto_k_p", c_double),
+                ("pareto_k_threshold", c_double), ("crossfit_z", c_double),
+                ("consistency_z", c_double), ("is_z", c_double), ("hm_z", c_double)]
+
+
 class CResult(Structure):
     _fields_ = [("size", c_size_t), ("logz", c_double),
                 ("logzerr", c_double), ("n_p", c_int64), ("n_q", c_int64),
                 ("ncall", c_int64), ("tau", c_double), ("re2_p", c_double),
                 ("re2_q", c_double), ("method", c_int32),
                 ("reserved", c_int32), ("n_trace", c_int64),
-                ("n_warnings", c_int64), ("warnings", POINTER(c_char_p))]
+                ("n_warnings", c_int64), ("warnings", POINTER(c_char_p)),
+                ("diagnostics", CDiagnostics)]
 
 
 class FlowOptions(Structure):
@@ -211,8 +225,8 @@ def _load():
     if "gbs_abi_version" in missing:
         raise OSError("%s is not libgbs (no gbs_abi_version)" % path)
     abi = lib.gbs_abi_version()
-    if abi != ABI_VERSION:
-        raise OSError("%s has ABI version %d; this gbs package needs %d: rebuild the "
+    if abi < ABI_VERSION:
+        raise OSError("%s has ABI version %d; this gbs package needs %d or later: rebuild the "
                       "library or reinstall the package" % (path, abi, ABI_VERSION))
     if missing:
         raise OSError("%s lacks %s: rebuild it from the same source as this package"

@@ -16,7 +16,10 @@ from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._samples import draws_of, normalize
 from ._values import batch_values, scalar_value
-from .result import Result
+from .result import Diagnostics, Result
+
+# gbs/spotcheck.go: draws at which stored log p is evaluated again.
+SPOT_CHECK_DRAWS = 32
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
@@ -225,7 +228,8 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), warnings, tr,
-                    seed=packed.seed, n_chains=nc, n_draws=nd, dim=d)
+                    seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
+                    diagnostics=Diagnostics.from_c(res.diagnostics))
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
                        "independent": settings.independent,
                        "labels": None if labels is None else list(labels)}
@@ -244,12 +248,13 @@ def planned_evaluations(s: EvidenceSettings, n: int, have_lp: bool, ncall: Optio
     evaluations (the sampler's ncall, default 10 per draw)."""
     half = n // 2
     if s.method == "is":
-        return (s.n_q or n), 0
+        return (s.n_q or n) + (min(SPOT_CHECK_DRAWS, n) if have_lp else 0), 0
     if s.method == "hm":
-        return (0 if have_lp else n - half), 0
+        return (min(SPOT_CHECK_DRAWS, n) if have_lp else n - half), 0
     cross = s.method == "bridge" and s.cross_fit
     used = n if cross else n - half
-    plan = (0 if have_lp else used) + (s.n_q or used)
+    # With log p given, the library spot-checks it at a few draws.
+    plan = (min(SPOT_CHECK_DRAWS, n) if have_lp else used) + (s.n_q or used)
     if s.n_q:
         return plan, 0
     f_eva = s.f_eva or 0.1

@@ -45,10 +45,15 @@ class Result:
         The seed used (pass it back to reproduce the result).
     n_chains, n_draws, dim : int
         The layout of the samples: chains, draws per chain, dimension d.
+    diagnostics : Diagnostics
+        The numbers behind the checks of the input chains, the stored log p
+        and the overlap of p and q (R-hat, ESS, Pareto k-hat, cross-fitting
+        and consistency z-scores...); failed checks are also in
+        ``warnings``. See docs/diagnostics.md.
     """
 
     def __init__(self, logz, logzerr, ncall, n_p, n_q, tau, re2_p, re2_q, method, warnings,
-                 trace, seed=None, n_chains=None, n_draws=None, dim=None):
+                 trace, seed=None, n_chains=None, n_draws=None, dim=None, diagnostics=None):
         self.logz = float(logz)
         self.logzerr = float(logzerr)
         self.ncall = int(ncall)
@@ -62,6 +67,7 @@ class Result:
         self.trace = np.asarray(trace, dtype=float).reshape(-1, 3)
         self.seed = seed
         self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
+        self.diagnostics = diagnostics if diagnostics is not None else Diagnostics()
         self._context = None
 
     # -- text ----------------------------------------------------------------
@@ -81,6 +87,7 @@ class Result:
         out = {k: getattr(self, k) for k in keys}
         out["warnings"] = list(self.warnings)
         out["trace"] = self.trace.tolist()
+        out["diagnostics"] = self.diagnostics.as_dict()
         return out
 
     def _share_q(self):
@@ -101,6 +108,9 @@ class Result:
             "  n_p = %d, n_q = %d, log-density calls = %d" % (self.n_p, self.n_q, self.ncall),
             "  tau = %.3g, error share of the proposal = %.0f%%" % (self.tau, 100 * self._share_q()),
         ]
+        diag = self.diagnostics.summary()
+        if diag:
+            lines.append("  diagnostics: " + diag)
         lines = [ln for ln in lines if ln]
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines)
@@ -123,6 +133,9 @@ class Result:
                 ("seed", html.escape(str(self.seed)))]
         if self.n_chains is not None:
             rows.insert(2, ("samples", "%d &times; %d, d = %d" % (self.n_chains, self.n_draws, self.dim)))
+        diag = self.diagnostics.summary()
+        if diag:
+            rows.append(("diagnostics", html.escape(diag)))
         body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                        % r for r in rows)
         warn = "".join("<li>%s</li>" % html.escape(w) for w in self.warnings)
@@ -273,6 +286,100 @@ class Result:
         ax.set_xlabel("proposal draws $n_q$")
         ax.set_ylabel(r"$\ln Z$")
         ax.legend(fontsize=8)
+
+
+class Diagnostics:
+    """The checks every evidence call runs (docs/diagnostics.md): a small
+    object whose attributes are also readable as ``d["rhat_max"]`` and
+    returned by ``as_dict()``. A value that was not computed is nan (or
+    None for a location).
+
+    Attributes
+    ----------
+    rhat_max, rhat_where, rhat_crit : float, str, float
+        Largest rank-normalized split-R-hat (Vehtari et al. 2021) over the
+        coordinates and log p, where ("x[k]" or "log p"), and the value
+        chance reaches for chains this long; a warning needs both 1.01 and
+        rhat_crit exceeded.
+    ess_bulk_min, ess_bulk_where, ess_tail_min, ess_tail_where : float, str
+        Smallest bulk and tail effective sample sizes, and where.
+    burnin_z, burnin_where : float, str
+        Largest |z| of the first 10% of the chains against their last 50%.
+    n_outlier_chains, outlier_chain, n_stuck_chains, stuck_chain : int
+        Chains whose draws sit apart, chains that never move (first one, or
+        -1); the warnings list all of them.
+    spot_checked, spot_max_diff : int, float
+        Draws whose stored log p was evaluated again, and the largest
+        difference (a mismatch is an error, not a warning).
+    pareto_k_q, pareto_k_p, pareto_k_threshold : float
+        Pareto k-hat of p/q at the proposal draws and of q/p at the
+        posterior draws (Vehtari et al. 2024), and min(1 - 1/log10 S, 0.7).
+    crossfit_z, consistency_z, is_z, hm_z : float
+        The two cross-fitting passes' difference, the draws-vs-log-density
+        checks, and importance / reciprocal importance sampling with the
+        same proposal against the bridge, in standard errors.
+    """
+
+    _FIELDS = ("rhat_max", "rhat_where", "rhat_crit", "ess_bulk_min", "ess_bulk_where",
+               "ess_tail_min", "ess_tail_where", "burnin_z", "burnin_where",
+               "n_outlier_chains", "outlier_chain", "n_stuck_chains", "stuck_chain",
+               "spot_checked", "spot_max_diff", "pareto_k_q", "pareto_k_p",
+               "pareto_k_threshold", "crossfit_z", "consistency_z", "is_z", "hm_z")
+
+    def __init__(self, **values):
+        for k in self._FIELDS:
+            setattr(self, k, values.pop(k, None if k.endswith("_where") else math.nan))
+        if values:
+            raise TypeError("unknown diagnostics %s" % ", ".join(sorted(values)))
+
+    @classmethod
+    def from_c(cls, c):
+        """From the library's gbs_diagnostics struct."""
+        def where(k, value):
+            if math.isnan(value):
+                return None
+            return "log p" if k < 0 else "x[%d]" % k
+        v = {k: getattr(c, k) for k in cls._FIELDS if not k.endswith("_where")}
+        for name in ("rhat", "ess_bulk", "ess_tail", "burnin"):
+            key = name + ("_max" if name == "rhat" else "_min" if name.startswith("ess") else "_z")
+            v[name + "_where"] = where(getattr(c, name + "_where"), getattr(c, key))
+        for k in ("n_outlier_chains", "outlier_chain", "n_stuck_chains", "stuck_chain",
+                  "spot_checked"):
+            v[k] = int(v[k])
+        return cls(**v)
+
+    def __getitem__(self, key):
+        if key not in self._FIELDS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self):
+        return list(self._FIELDS)
+
+    def as_dict(self):
+        """The fields as a dict (nan kept as float nan)."""
+        return {k: getattr(self, k) for k in self._FIELDS}
+
+    def summary(self):
+        """One line of the main numbers; empty when none was computed."""
+        parts = []
+
+        def add(fmt, *vals):
+            if all(isinstance(x, str) or (x is not None and math.isfinite(x)) for x in vals):
+                parts.append(fmt % vals)
+        add("R-hat %.3f (%s)", self.rhat_max, self.rhat_where or "?")
+        add("ESS bulk %.0f", self.ess_bulk_min)
+        add("tail %.0f", self.ess_tail_min)
+        add("Pareto k-hat p/q %.2f", self.pareto_k_q)
+        add("q/p %.2f", self.pareto_k_p)
+        add("cross-fit z %.1f", self.crossfit_z)
+        add("consistency |z| %.1f", self.consistency_z)
+        if isinstance(self.spot_checked, int) and self.spot_checked > 0:
+            parts.append("log p spot-checked at %d draws" % self.spot_checked)
+        return ", ".join(parts)
+
+    def __repr__(self):
+        return "Diagnostics(%s)" % self.summary()
 
 
 _METHOD_TITLES = {"bridge": "Gaussianized bridge sampling", "is": "importance sampling",

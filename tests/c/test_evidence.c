@@ -58,6 +58,45 @@ static void test_funnel(void) {
   if (res.warnings) CHECK(res.warnings[res.n_warnings] == NULL, "not NULL-terminated");
   gbs_free_warnings(res.warnings);
 
+  /* Diagnostics (ABI version 2): clean exact draws pass every check. */
+  const gbs_diagnostics *dg = &res.diagnostics;
+  CHECK(res.n_warnings == 0, "%lld warnings on exact draws", (long long)res.n_warnings);
+  CHECK(isfinite(dg->rhat_max) && dg->rhat_max < 1.01 && dg->rhat_where >= -1 &&
+            dg->rhat_where < d, "rhat_max = %g at %lld", dg->rhat_max,
+        (long long)dg->rhat_where);
+  CHECK(dg->ess_bulk_min > 100 && dg->ess_tail_min > 100, "ESS %g, %g",
+        dg->ess_bulk_min, dg->ess_tail_min);
+  CHECK(isfinite(dg->pareto_k_q) && isfinite(dg->pareto_k_p) &&
+            dg->pareto_k_threshold > 0.6 && dg->pareto_k_threshold <= 0.7, "Pareto k %g %g threshold %g",
+        dg->pareto_k_q, dg->pareto_k_p, dg->pareto_k_threshold);
+  CHECK(fabs(dg->crossfit_z) < 4 && dg->consistency_z < 4, "z %g %g",
+        dg->crossfit_z, dg->consistency_z);
+  CHECK(dg->spot_checked == 0 && dg->n_stuck_chains == 0 && dg->stuck_chain == -1,
+        "spot %lld stuck %lld", (long long)dg->spot_checked,
+        (long long)dg->n_stuck_chains);
+
+  /* A caller built against ABI version 1 passes the old, shorter struct:
+   * the library fills it and writes nothing past it. */
+  {
+    unsigned char buf[sizeof(gbs_result) + 64];
+    memset(buf, 0xAB, sizeof buf);
+    gbs_result *old = (gbs_result *)buf;
+    old->size = GBS_RESULT_SIZE_V1;
+    CHECK(GBS_RESULT_SIZE_V1 < sizeof(gbs_result), "V1 size %zu", (size_t)GBS_RESULT_SIZE_V1);
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &opt, old, NULL,
+                          0, &err));
+    CHECK(old->logz == res.logz && old->n_q == res.n_q,
+          "old-size result: %.17g, %lld", old->logz, (long long)old->n_q);
+    for (size_t i = GBS_RESULT_SIZE_V1; i < sizeof buf; i++)
+      if (buf[i] != 0xAB) {
+        CHECK(0, "byte %zu past the ABI 1 result was written", i);
+        break;
+      }
+    gbs_free_warnings(old->warnings);
+  }
+  CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 2,
+        "ABI version %d", gbs_abi_version());
+
   /* Same seed, same answer; known log p gives the same answer too, with
    * fewer callback evaluations. */
   gbs_result again = {sizeof again};
@@ -75,6 +114,18 @@ static void test_funnel(void) {
   CHECK(again.ncall < res.ncall, "ncall %lld with known log p, %lld without",
         (long long)again.ncall, (long long)res.ncall);
   gbs_free_warnings(again.warnings);
+  CHECK(again.diagnostics.spot_checked == 32 && again.diagnostics.spot_max_diff < 1e-9,
+        "spot-check of known log p: %lld draws, max diff %g",
+        (long long)again.diagnostics.spot_checked, again.diagnostics.spot_max_diff);
+
+  /* Stored log p shifted by +10: an error naming the mismatch. */
+  for (int64_t i = 0; i < n; i++) lp[i] += 10;
+  char *msg = NULL;
+  int st = gbs_evidence(funnel_logp, NULL, x, 1, n, d, lp, &opt, &again, NULL, 0, &msg);
+  CHECK(st == GBS_ERR_FAILED && msg && strstr(msg, "does not match the log density"),
+        "shifted log p: status %d, %s", st, msg ? msg : "(no message)");
+  gbs_free_error(msg);
+  for (int64_t i = 0; i < n; i++) lp[i] -= 10;
 
   /* One pass, as in the paper: half of the draws are p-draws. */
   opt.cross_fit = GBS_CROSS_FIT_OFF;

@@ -153,9 +153,10 @@ def test_emcee(target, d, exact, steps, burn):
     counted = Counter(target)
     res = gbs.evidence(counted, sampler, discard=burn, seed=3)
     within(res, exact, 0.1)
-    # Only the proposal draws are evaluated: the chain's stored
-    # log-probabilities are reused.
-    assert counted.n == res.ncall == res.n_q
+    # Only the proposal draws are evaluated, and 32 draws whose stored
+    # log-probabilities the library spot-checks: the rest are reused.
+    assert counted.n == res.ncall == res.n_q + 32
+    assert res.diagnostics.spot_checked == 32 and res.diagnostics["spot_max_diff"] < 1e-9
     assert (res.n_chains, res.n_draws) == (32, steps - burn)
 
     chain, lp = sampler.get_chain(discard=burn), sampler.get_log_prob(discard=burn)
@@ -163,7 +164,7 @@ def test_emcee(target, d, exact, steps, burn):
     counted = Counter(target)
     res2 = gbs.evidence(counted, chain, log_prob_samples=lp, chain_axis=1, seed=3,
                         ncall=sampler.iteration * 32)
-    assert counted.n == res2.ncall == res2.n_q
+    assert counted.n == res2.ncall == res2.n_q + 32
     assert (res2.logz, res2.logzerr, res2.n_q) == (res.logz, res.logzerr, res.n_q)
 
     # Without the stored values the estimator's half is evaluated as well;
@@ -217,7 +218,7 @@ def test_input_conversion():
     # log_prob_samples as a list, 3-d samples as nested lists
     lp = gauss_vec(x)
     a = gbs.evidence(gauss_vec, x, log_prob_samples=list(lp), vectorize=True, seed=2)
-    assert a.ncall == a.n_q
+    assert a.ncall == a.n_q + 32  # the spot-check of the given log p
     nested = x.reshape(3, 1000, 3).tolist()
     b = gbs.evidence(gauss_vec, nested, vectorize=True, seed=2)
     assert b.n_chains == 3

@@ -1,0 +1,74 @@
+"""Result.diagnostics and the warnings of the library's checks, as a
+Python user meets them (gbs/diagnostics.go; docs/diagnostics.md)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import gbs
+
+
+def normal_logp(mu, sd):
+    def f(x):
+        x = np.atleast_2d(x)
+        d = x.shape[1]
+        return (-0.5 * (((x - mu) / sd) ** 2).sum(axis=1)
+                - d * (math.log(sd) + 0.5 * math.log(2 * math.pi)))
+    return f
+
+
+def test_clean_draws_have_diagnostics_and_no_warning():
+    x = np.random.default_rng(1).normal(size=(4, 1000, 3))
+    f = normal_logp(0.0, 1.0)
+    res = gbs.evidence(f, x, vectorize=True, seed=1,
+                       log_prob_samples=f(x.reshape(-1, 3)).reshape(4, 1000))
+    assert res.warnings == []
+    d = res.diagnostics
+    assert 1 <= d.rhat_max < 1.01 and d.rhat_where in {"x[0]", "x[1]", "x[2]", "log p"}
+    assert d.ess_bulk_min > 1000 and d.ess_tail_min > 1000
+    assert d["spot_checked"] == 32 and d.spot_max_diff < 1e-9
+    assert abs(d.crossfit_z) < 4 and d.consistency_z < 4
+    assert 0 < d.pareto_k_threshold <= 0.7 and d.pareto_k_q < 0.7 and d.pareto_k_p < 0.7
+    assert d.n_stuck_chains == 0 and d.stuck_chain == -1
+    assert "diagnostics: R-hat" in res.summary()
+    assert "diagnostics" in res._repr_html_() and "Pareto" in res._repr_html_()
+    assert res.as_dict()["diagnostics"]["spot_checked"] == 32
+    assert set(d.keys()) == set(d.as_dict())
+
+
+def test_wrong_log_density_is_flagged():
+    # Draws of N(0, I) in 6-d passed with the log density of N(3·1, I).
+    x = np.random.default_rng(2).normal(size=(8, 500, 6))
+    res = gbs.evidence(normal_logp(3.0, 1.0), x, vectorize=True, seed=2)
+    assert any("log density that is not the one the draws come from" in w for w in res.warnings)
+    assert res.diagnostics.consistency_z > 4
+    assert res.diagnostics.pareto_k_q > 1 and res.diagnostics.pareto_k_p > 1
+
+
+def test_misaligned_log_prob_samples_is_an_error():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(8, 400, 2))
+    f = normal_logp(0.0, 1.0)
+    lp = f(x.reshape(-1, 2)).reshape(8, 400)
+    # (draws, chains) read as (chains, draws): the values of other draws.
+    wrong = lp.T.reshape(8, 400)
+    with pytest.raises(gbs.GbsError, match="does not match the log density"):
+        gbs.evidence(f, x, log_prob_samples=wrong, vectorize=True, seed=3)
+    with pytest.raises(gbs.GbsError, match=r"stored 1\d\.\d+|stored \d\.\d+"):
+        gbs.evidence(f, x, log_prob_samples=lp + 10, vectorize=True, seed=3)
+
+
+def test_emcee_layout_without_chain_axis_warns():
+    # 1000 steps of 16 walkers, stored (steps, walkers, d) as emcee's
+    # get_chain() does, passed without chain_axis=1.
+    rng = np.random.default_rng(4)
+    steps, walkers, d = 1000, 16, 2
+    x = np.empty((steps, walkers, d))
+    x[0] = rng.normal(size=(walkers, d))
+    for t in range(1, steps):
+        x[t] = 0.9 * x[t - 1] + math.sqrt(1 - 0.81) * rng.normal(size=(walkers, d))
+    res = gbs.evidence(normal_logp(0.0, 1.0), x, vectorize=True, seed=4)
+    assert any("chain_axis=1" in w for w in res.warnings), res.warnings
+    ok = gbs.evidence(normal_logp(0.0, 1.0), x, chain_axis=1, vectorize=True, seed=4)
+    assert not any("chain_axis" in w for w in ok.warnings), ok.warnings
