@@ -51,7 +51,8 @@ func convergenceStats(x []float64, nchains, nq int) quantityStats {
 		ch := x[c*m : (c+1)*m]
 		split = append(split, ch[:half], ch[m-half:])
 	}
-	z := rankNormal(x)
+	order := sortedPairs(x)
+	z := normalScores(order)
 	zs := make([][]float64, 0, 2*nchains)
 	for c := 0; c < nchains; c++ {
 		ch := z[c*m : (c+1)*m]
@@ -63,21 +64,18 @@ func convergenceStats(x []float64, nchains, nq int) quantityStats {
 	st.essBulk, st.tauWithin = bulk.ess, tauW
 	// Folded about the median: chains that agree on location but not on
 	// scale.
-	sorted := slices.Clone(x)
-	slices.Sort(sorted)
-	med := sortedQuantile(sorted, 0.5)
-	folded := make([]float64, len(x))
-	for i, v := range x {
-		folded[i] = math.Abs(v - med)
+	sorted := make([]float64, len(order))
+	for i, p := range order {
+		sorted[i] = p.v
 	}
-	fz := rankNormal(folded)
+	med := sortedQuantile(sorted, 0.5)
+	fz := normalScores(foldedPairs(order, med))
 	fs := make([][]float64, 0, 2*nchains)
 	for c := 0; c < nchains; c++ {
 		ch := fz[c*m : (c+1)*m]
 		fs = append(fs, ch[:half], ch[m-half:])
 	}
-	fold, _, _ := splitRHatESS(fs)
-	st.rhat = math.Max(bulk.rhat, fold.rhat)
+	fold, _, tauFold := splitRHatESS(fs)
 	// Tail ESS: the smaller ESS of the indicators of the 5% and 95%
 	// quantiles.
 	q05, q95 := sortedQuantile(sorted, 0.05), sortedQuantile(sorted, 0.95)
@@ -95,18 +93,16 @@ func convergenceStats(x []float64, nchains, nq int) quantityStats {
 		r, _, _ := splitRHatESS(ind)
 		st.essTail = math.Min(st.essTail, r.ess)
 	}
-	// Under converged chains, the chain means of the split chains scatter
-	// with variance W τ / n, so B/W ≈ τ χ²_{M-1}/(M-1) and
-	// R̂² = (n-1)/n + (B/W)/n. The critical value uses the χ² quantile at
-	// the false-alarm share of this quantity.
-	nsplit := len(zs)
-	n := float64(half)
-	if nsplit >= 2 && n >= 2 {
-		df := float64(nsplit - 1)
-		c := chi2Quantile(1-rhatFalseAlarm/float64(2*nq), df) / df
-		st.rhatCrit = math.Sqrt((n-1)/n + tauMargin*math.Max(tauW, 1)*c/n)
-	} else {
-		st.rhatCrit = math.Inf(1)
+	// The bulk and the folded R̂ each get the critical value of their own
+	// autocorrelation time: the scale of a funnel's coordinates follows its
+	// slowly mixing neck, so their folded values mix far more slowly than
+	// the values themselves. R̂ is the one further beyond its critical
+	// value.
+	critB := rhatCritical(len(zs), half, tauW, nq)
+	critF := rhatCritical(len(zs), half, tauFold, nq)
+	st.rhat, st.rhatCrit = bulk.rhat, critB
+	if fold.rhat/math.Max(critF, rhatMin) > bulk.rhat/math.Max(critB, rhatMin) {
+		st.rhat, st.rhatCrit = fold.rhat, critF
 	}
 	st.chainMeans = make([]float64, nchains)
 	for c := range st.chainMeans {
@@ -118,6 +114,19 @@ func convergenceStats(x []float64, nchains, nq int) quantityStats {
 	}
 	st.chainSE = math.Sqrt(w * math.Max(tauW, 1) / float64(m))
 	return st
+}
+
+// rhatCritical is the R̂ that chance exceeds with probability
+// rhatFalseAlarm/nq on nsplit converged split chains of n draws with
+// within-chain autocorrelation time tau: B/W ≈ τ χ²_{M-1}/(M-1) and
+// R̂² = (n-1)/n + (B/W)/n, with tau inflated by tauMargin.
+func rhatCritical(nsplit, n int, tau float64, nq int) float64 {
+	if nsplit < 2 || n < 2 {
+		return math.Inf(1)
+	}
+	df, fn := float64(nsplit-1), float64(n)
+	c := chi2Quantile(1-rhatFalseAlarm/float64(2*nq), df) / df
+	return math.Sqrt((fn-1)/fn + tauMargin*math.Max(tau, 1)*c/fn)
 }
 
 type rhatESS struct{ rhat, ess float64 }
@@ -236,33 +245,74 @@ func geyerTime(rho []float64) float64 {
 	return math.Max(tau, 1/math.Log10(math.Max(float64(len(rho)), 10)))
 }
 
-// rankNormal replaces each value by the normal score of its rank among
-// all values, Φ⁻¹((r - 3/8)/(S + 1/4)), ties getting their average rank.
-func rankNormal(x []float64) []float64 {
-	s := len(x)
-	idx := make([]int, s)
-	for i := range idx {
-		idx[i] = i
+// valueIndex is a value with its position among the draws.
+type valueIndex struct {
+	v float64
+	i int32
+}
+
+// sortedPairs returns the values of x with their positions, in increasing
+// order of value (the order among equal values does not matter: ties get
+// their average rank).
+func sortedPairs(x []float64) []valueIndex {
+	p := make([]valueIndex, len(x))
+	for i, v := range x {
+		p[i] = valueIndex{v, int32(i)}
 	}
-	slices.SortFunc(idx, func(a, b int) int {
+	slices.SortFunc(p, func(a, b valueIndex) int {
 		switch {
-		case x[a] < x[b]:
+		case a.v < b.v:
 			return -1
-		case x[a] > x[b]:
+		case a.v > b.v:
 			return 1
 		}
-		return a - b
+		return 0
 	})
+	return p
+}
+
+// foldedPairs returns |x - med| with positions in increasing order, from
+// x sorted: the values below med, read backwards, and those above are
+// both increasing in |x - med|, so one merge sorts them.
+func foldedPairs(sorted []valueIndex, med float64) []valueIndex {
+	k, _ := slices.BinarySearchFunc(sorted, med, func(a valueIndex, m float64) int {
+		if a.v < m {
+			return -1
+		}
+		return 1
+	})
+	out := make([]valueIndex, 0, len(sorted))
+	l, r := k-1, k
+	for l >= 0 || r < len(sorted) {
+		if r >= len(sorted) || (l >= 0 && med-sorted[l].v <= sorted[r].v-med) {
+			out = append(out, valueIndex{med - sorted[l].v, sorted[l].i})
+			l--
+		} else {
+			out = append(out, valueIndex{sorted[r].v - med, sorted[r].i})
+			r++
+		}
+	}
+	return out
+}
+
+// rankNormal replaces each value by the normal score of its rank among
+// all values, Φ⁻¹((r - 3/8)/(S + 1/4)), ties getting their average rank.
+func rankNormal(x []float64) []float64 { return normalScores(sortedPairs(x)) }
+
+// normalScores returns the normal scores of the ranks of the sorted
+// values, at their positions.
+func normalScores(sorted []valueIndex) []float64 {
+	s := len(sorted)
 	z := make([]float64, s)
 	for i := 0; i < s; {
 		j := i + 1
-		for j < s && x[idx[j]] == x[idx[i]] {
+		for j < s && sorted[j].v == sorted[i].v {
 			j++
 		}
 		r := 0.5*float64(i+j-1) + 1 // average 1-based rank
 		v := normalQuantile((r - 0.375) / (float64(s) + 0.25))
 		for k := i; k < j; k++ {
-			z[idx[k]] = v
+			z[sorted[k].i] = v
 		}
 		i = j
 	}

@@ -287,3 +287,29 @@ func TestDiagnosticsNoFalseAlarm(t *testing.T) {
 		t.Errorf("exact draws: warnings %q", res.Warnings)
 	}
 }
+
+// The folded ranks from one sort equal those of sorting |x - median|.
+func TestFoldedRanks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	x := make([]float64, 1001)
+	for i := range x {
+		x[i] = math.Round(3 * rng.NormFloat64()) // many ties
+	}
+	order := sortedPairs(x)
+	sorted := make([]float64, len(order))
+	for i, p := range order {
+		sorted[i] = p.v
+	}
+	med := sortedQuantile(sorted, 0.5)
+	got := normalScores(foldedPairs(order, med))
+	folded := make([]float64, len(x))
+	for i, v := range x {
+		folded[i] = math.Abs(v - med)
+	}
+	want := rankNormal(folded)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("draw %d: folded score %v, want %v", i, got[i], want[i])
+		}
+	}
+}

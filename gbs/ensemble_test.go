@@ -24,6 +24,11 @@ func TestEnsemblePipeline(t *testing.T) {
 		if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < 0.15) {
 			t.Errorf("%s: ln Z = %.4f ± %.4f, exact %.4f", p.Name, ev.LogZ, ev.LogZErr, p.LogZ)
 		}
+		// Healthy ensemble chains (many repeated points among them): no
+		// diagnostic may fire.
+		if len(ev.Warnings) != 0 {
+			t.Errorf("%s: warnings on healthy chains: %q", p.Name, ev.Warnings)
+		}
 		if r.SamplerCalls != r.Sampling.NCall || r.LogDensityCalls != ev.NCall || ev.NCall == 0 {
 			t.Errorf("%s: call counts %d, %d do not match the stages' %d, %d", p.Name, r.SamplerCalls, r.LogDensityCalls, r.Sampling.NCall, ev.NCall)
 		}

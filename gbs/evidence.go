@@ -44,6 +44,25 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if s == nil {
 		return nil, fmt.Errorf("gbs: nil samples")
 	}
+	e, err := newEstimation(ctx, logp, s, set)
+	if err != nil {
+		return nil, err
+	}
+	// Stored log p that belongs to other draws, or to another density,
+	// moves ln Z without any sign in the error bar: check a few first.
+	if err := e.spotCheck(); err != nil {
+		return nil, err
+	}
+	if err := e.estimate(); err != nil {
+		return nil, err
+	}
+	e.diagnose()
+	e.res.NCall = e.ev.calls
+	return e.res, nil
+}
+
+// newEstimation checks the arguments and sets up an Evidence call.
+func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Settings) (*estimation, error) {
 	cfg, err := set.withDefaults()
 	if err != nil {
 		return nil, err
@@ -61,27 +80,22 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
 	}
-	// Stored log p that belongs to other draws, or to another density,
-	// moves ln Z without any sign in the error bar: check a few first.
-	if err := e.spotCheck(); err != nil {
-		return nil, err
-	}
-	switch cfg.Method {
+	return e, nil
+}
+
+// estimate runs the estimator the settings select.
+func (e *estimation) estimate() error {
+	switch e.cfg.Method {
 	case Bridge:
-		err = e.bridge(false)
+		return e.bridge(false)
 	case Warp3:
-		err = e.bridge(true)
+		return e.bridge(true)
 	case IS:
-		err = e.importance()
+		return e.importance()
 	case HM:
-		err = e.harmonic()
+		return e.harmonic()
 	}
-	if err != nil {
-		return nil, err
-	}
-	e.diagnose()
-	e.res.NCall = e.ev.calls
-	return e.res, nil
+	return fmt.Errorf("gbs: unknown method %d", int(e.cfg.Method))
 }
 
 // estimation is the state of one Evidence call.

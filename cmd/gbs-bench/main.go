@@ -38,6 +38,8 @@ type Run struct {
 	NGrad   int64   `json:"ngrad"`
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
+	// Warnings are the evidence result's warnings (diagnostics included).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func main() {

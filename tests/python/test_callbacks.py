@@ -245,7 +245,7 @@ def test_progress(capsys):
 
 
 def test_library_info():
-    assert gbs.abi_version() == 1
+    assert gbs.abi_version() == 2
     assert gbs.version().count(".") == 2
     prev = gbs.set_threads(0)
     assert prev >= 1 and gbs.set_threads(prev) == prev

@@ -22,6 +22,12 @@ def test_example_notebook_runs(monkeypatch):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     text = "".join(o.get("text", "") for o in outputs)
     assert "ln Z = " in text and "exact ln Z" in text and " True" in text
+    # An ordinary emcee run: no warning (repeated points are normal MCMC,
+    # not "a stuck chain"), and the diagnostics are shown.
+    assert "warning" not in text.lower(), text
+    assert "diagnostics: R-hat" in text
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    assert "Warnings" not in html and "diagnostics" in html
     assert any("text/html" in o.get("data", {}) for o in outputs), "the Result's table"
     assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
 
