@@ -3,6 +3,8 @@ package gbs
 import (
 	"math"
 	"slices"
+
+	"github.com/gbs-evidence/gbs/internal/acf"
 )
 
 // Convergence of the input chains: rank-normalized split-R̂ and bulk and
@@ -191,7 +193,7 @@ func meanAutocov(chains [][]float64, means []float64) []float64 {
 	for size < 2*n {
 		size <<= 1
 	}
-	f := newFFT(size)
+	f := acf.NewFFT(size)
 	acc := make([]float64, n)
 	z := make([]complex128, size)
 	power := make([]complex128, size)
@@ -205,7 +207,7 @@ func meanAutocov(chains [][]float64, means []float64) []float64 {
 			}
 			z[i] = complex(re, im)
 		}
-		f.transform(z, false)
+		f.Transform(z, false)
 		// |Z_a|² + |Z_b|² from the combined transform.
 		for k := 0; k < size; k++ {
 			zk, zn := z[k], z[(size-k)%size]
@@ -213,7 +215,7 @@ func meanAutocov(chains [][]float64, means []float64) []float64 {
 			br, bi := 0.5*(imag(zk)+imag(zn)), -0.5*(real(zk)-real(zn))
 			power[k] = complex(ar*ar+ai*ai+br*br+bi*bi, 0)
 		}
-		f.transform(power, true)
+		f.Transform(power, true)
 		for t := 0; t < n; t++ {
 			acc[t] += real(power[t]) / float64(size)
 		}

@@ -311,7 +311,8 @@ func (e *estimation) diagnoseOverlap() {
 	case e.cfg.Method == HM && badP:
 		e.warn("the ratios q/p at the posterior draws are heavy-tailed (Pareto k-hat %.2f, above %.2f): the reciprocal "+
 			"importance sampling estimate and its error bar are unreliable (%s); use the default bridge estimator", kp, thr, causesMismatch)
-	case (e.cfg.Method == Bridge || e.cfg.Method == Warp3) && kq > paretoKBridge && kp > paretoKBridge:
+	case (e.cfg.Method == Bridge || e.cfg.Method == Warp3) && kq > paretoKBridge && kp > paretoKBridge &&
+		(math.Abs(e.diag.CrossFitZ) > paretoKBridgeZ || tilt > paretoKBridgeZ):
 		e.warn("the proposal and the draws barely overlap: Pareto k-hat %.2f for p/q at the proposal draws and %.2f for q/p "+
 			"at the posterior draws, both above %.0f, so neither ratio has a finite mean (one heavy-tailed direction is normal "+
 			"for bridge sampling, both are not); ln Z and its error bar are unreliable; %s; check that the log density is the "+

@@ -4,10 +4,11 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/gbs-evidence/gbs/flow"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gbs-evidence/gbs/flow"
 )
 
 // Random streams derived from Settings.Seed, one per purpose, so that
@@ -68,6 +69,9 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 		return nil, err
 	}
 	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
 	}
 	e := &estimation{
@@ -419,7 +423,7 @@ func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare f
 	}
 	byCost := costShare * feva / (1 - feva) * ncallP
 	n := math.Max(float64(nq0), math.Min(byError, byCost))
-	maxNQ := math.Max(float64(nq0), float64(maxProposalValues/e.s.Dim))
+	maxNQ := math.Max(float64(nq0), float64(min(maxProposalValues/e.s.Dim, memoryNQ(e.s.Dim))))
 	if n > maxNQ {
 		e.warn("n_q capped at %d by memory", int(maxNQ))
 		n = maxNQ

@@ -1,6 +1,14 @@
 package gbs
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
+
+// layoutCorrelation is the lag-1 correlation of neighbouring chains'
+// means, in standard errors, above which the order of the chains is not
+// arbitrary.
+const layoutCorrelation = 5
 
 // Layout: samples whose chain and draw axes were exchanged. emcee's
 // get_chain() returns (draws, walkers, d); read as (chains, draws, d) it
@@ -10,14 +18,47 @@ import "fmt"
 // chains, so the opposite is a warning.
 
 // layoutWarning returns a warning when s has more chains than draws per
-// chain, or "" when the layout looks right. Independent draws may come in
-// any layout.
+// chain and consecutive chains are correlated, or "" when the layout looks
+// right. Independent draws may come in any layout, and so may many short
+// independent chains (an ensemble's walkers thinned to one draw per
+// autocorrelation time): their order is arbitrary, so the means of
+// neighbouring chains are uncorrelated. Exchanged axes make each "chain"
+// one step of the ensemble, and neighbouring steps are strongly
+// correlated.
 func layoutWarning(s *Samples) string {
 	nc, m := len(s.Chains), s.Draws()
-	if s.Independent || nc <= m || nc < 4 {
+	if s.Independent || nc <= m || nc < 8 {
 		return ""
 	}
-	return fmt.Sprintf("the samples hold %d chains of only %d draws each, more chains than draws per chain: "+
+	// Lag-1 correlation of the chain means along the chain index, averaged
+	// over the coordinates: about N(0, 1/(nc d)) for chains in arbitrary
+	// order, near 1 for exchanged axes.
+	d := s.Dim
+	var r float64
+	means := make([]float64, nc)
+	for k := 0; k < d; k++ {
+		for c, ch := range s.Chains {
+			var sum float64
+			for t := 0; t < m; t++ {
+				sum += ch[t*d+k]
+			}
+			means[c] = sum / float64(m)
+		}
+		mu, v := meanVar(means)
+		if v == 0 {
+			continue
+		}
+		var cov float64
+		for c := 1; c < nc; c++ {
+			cov += (means[c] - mu) * (means[c-1] - mu)
+		}
+		r += cov / (float64(nc) * v)
+	}
+	r /= float64(d)
+	if r < layoutCorrelation/math.Sqrt(float64(nc*d)) {
+		return ""
+	}
+	return fmt.Sprintf("the samples hold %d chains of only %d draws each, more chains than draws per chain, and neighbouring chains are correlated: "+
 		"the chain and draw axes are probably exchanged (emcee's get_chain() is (draws, walkers, d): pass "+
 		"chain_axis=1 in Python, or transpose to (chains, draws, d) in C and Go); read this way, the "+
 		"autocorrelation along each real chain is invisible and the error bar is too small", nc, m)
