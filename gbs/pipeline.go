@@ -93,7 +93,9 @@ func PipelineBatch(ctx context.Context, f nuts.BatchLogDensityGrad, d int, s *Pi
 	if f == nil {
 		return nil, errors.New("gbs: nil batch log density")
 	}
-	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) { return nuts.SampleBatch(ctx, f, d, s) }
+	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+		return nuts.SampleBatch(ctx, f, d, s)
+	}
 	return pipeline(ctx, run, gradBatchToBatch(f, d), d, s)
 }
 
