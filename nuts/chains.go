@@ -348,9 +348,9 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 	}
 	var errs []error
 	if bf != nil {
-		b := newBatcher(bf, d, cfg.Chains)
-		errs = forEachChainBatched(ctx, b, cfg.Chains, func(done <-chan struct{}, c int) error {
-			return runChain(done, c, b.density(c), box, d, cfg, res)
+		b := newBatchRun(bf, d, cfg.Chains)
+		errs = b.run(ctx, cfg.Chains, func(done <-chan struct{}, c int, f density) error {
+			return runChain(done, c, f, box, d, cfg, res)
 		})
 		res.Batches = b.calls
 	} else {
