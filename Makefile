@@ -8,6 +8,8 @@ BUILD   := build
 LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
+# The one version number, from include/gbs.h's GBS_VERSION_* macros.
+VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
 .PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c bench-paper bench-ns bench-smoke venv clean
 
@@ -30,7 +32,7 @@ install: lib
 	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/libgbs.so
 	cp include/gbs.h $(DESTDIR)$(PREFIX)/include/gbs.h
-	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|' gbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gbs.pc
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|' -e 's|@VERSION@|$(VERSION)|' gbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gbs.pc
 
 # The Python virtual environment for tests, examples and benchmarks.
 venv: $(VENV)/.stamp
@@ -49,7 +51,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_evidence test_flow test_ensemble test_errors test_cancel test_leaks
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
