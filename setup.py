@@ -3,7 +3,10 @@
     pip install .          # needs Go >= 1.24 and a C compiler (cgo)
     pip install -e .       # editable: the library is built into python/gbs/
 
-Environment: GO names the Go command (default: `go` on PATH).
+Environment: GO names the Go command (default: `go` on PATH); CC, GOARCH
+and CGO_* reach `go build` unchanged, so that `make dist` cross-compiles
+with zig cc; GBS_WHEEL_PLATFORM sets the wheel's platform tag (for example
+manylinux_2_17_aarch64.manylinux2014_aarch64) instead of this machine's.
 The package loads python/gbs/libgbs.so, or the file GBS_LIBRARY names.
 """
 
@@ -53,7 +56,10 @@ def build_library(dest_dir):
     out = os.path.join(dest_dir, "libgbs.so")
     env = dict(os.environ, CGO_ENABLED="1")
     print("building %s with %s" % (out, go))
-    subprocess.check_call([go, "build", "-buildmode=c-shared", "-o", out, "./capi"], cwd=ROOT, env=env)
+    # -trimpath: no build directory in the binary; -s -w: no symbol table or
+    # DWARF, a third of the size (make lib keeps them for C debugging).
+    subprocess.check_call([go, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w",
+                           "-o", out, "./capi"], cwd=ROOT, env=env)
     # cgo also writes its generated header; include/gbs.h is the real one.
     header = os.path.join(dest_dir, "libgbs.h")
     if os.path.exists(header):
@@ -101,7 +107,8 @@ if bdist_wheel is not None:
             self.root_is_pure = False
 
         def get_tag(self):
-            plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+            plat = os.environ.get("GBS_WHEEL_PLATFORM") or \
+                sysconfig.get_platform().replace("-", "_").replace(".", "_")
             return "py3", "none", plat
 
     cmdclass["bdist_wheel"] = BdistWheel

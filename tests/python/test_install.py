@@ -84,8 +84,11 @@ def test_pip_install(venv):
     # Only numpy was pulled in; the wheel is platform specific.
     names = run([py, "-c", "import importlib.metadata as m; "
                  "print(sorted(d.metadata['Name'].lower() for d in m.distributions()))"], env=env)
-    assert names.strip() == "['gbs', 'numpy']", names
-    wheel = open(os.path.join(site, "gbs-0.1.0.dist-info", "WHEEL")).read()
+    assert names.strip() == "['gbs-evidence', 'numpy']", names
+    import gbs
+    info = os.path.join(site, "gbs_evidence-%s.dist-info" % gbs.__version__)
+    wheel = open(os.path.join(info, "WHEEL")).read()
+    assert os.path.exists(os.path.join(info, "licenses", "LICENSE")), os.listdir(info)
     assert "Root-Is-Purelib: false" in wheel and "py3-none-linux" in wheel, wheel
     out = run([py, "-c", PROBLEMS, where, "funnel,banana,cauchy"], cwd=str(base), env=env)
     assert out.strip().endswith("ok"), out
