@@ -82,7 +82,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
@@ -159,3 +159,110 @@ bench-smoke: venv
 
 clean:
 	rm -rf $(BUILD) $(VENV) $(VENV_LATEST)
+
+# ---------------------------------------------------------------------------
+# Distribution (docs/packaging.md)
+# ---------------------------------------------------------------------------
+# make dist: the sdist, then from it one manylinux_2_17 wheel per
+# architecture. cgo's C compiler is zig cc (the ziglang wheel from PyPI)
+# targeting glibc 2.17, so the library needs nothing newer than glibc 2.17
+# whatever this machine's glibc is; Go cross-compiles for arm64 itself.
+# auditwheel show confirms each wheel's tag (its output: dist/*.auditwheel).
+DIST     := dist
+TOOLS    := $(BUILD)/tools
+TPY      := $(TOOLS)/bin/python
+GLIBC    := 2.17
+ARCHES   := x86_64 aarch64
+GOARCH_x86_64  := amd64
+GOARCH_aarch64 := arm64
+SDIST    := $(DIST)/gbs_evidence-$(VERSION).tar.gz
+WHEEL     = $(DIST)/gbs_evidence-$(VERSION)-py3-none-manylinux_2_17_$(1).manylinux2014_$(1).whl
+
+.PHONY: dist tools test-dist test-dist-wheel test-dist-sdist test-dist-aarch64
+
+tools: $(TOOLS)/.stamp
+
+$(TOOLS)/.stamp: python/requirements-dist.txt
+	$(PYTHON) -m venv $(TOOLS)
+	$(TPY) -m pip install --quiet --upgrade pip
+	$(TPY) -m pip install --quiet -r python/requirements-dist.txt
+	set -e; for a in $(ARCHES); do \
+	  printf '#!/bin/sh\n# cgo C compiler for %s wheels: zig cc against glibc $(GLIBC)\nexec "%s" -m ziglang cc -target %s-linux-gnu.$(GLIBC) "$$@"\n' \
+	    $$a "$(abspath $(TPY))" $$a > $(TOOLS)/bin/zigcc-$$a; \
+	  chmod +x $(TOOLS)/bin/zigcc-$$a; \
+	done
+	touch $@
+
+dist: $(TOOLS)/.stamp
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(TPY) -m build --sdist --outdir $(DIST) .
+	set -e; for a in $(ARCHES); do \
+	  case $$a in x86_64) goarch=$(GOARCH_x86_64);; aarch64) goarch=$(GOARCH_aarch64);; esac; \
+	  CGO_ENABLED=1 GOARCH=$$goarch CC=$(abspath $(TOOLS)/bin/zigcc-$$a) \
+	  GBS_WHEEL_PLATFORM=manylinux_2_17_$$a.manylinux2014_$$a \
+	    $(TPY) -m pip wheel --quiet --no-deps --wheel-dir $(DIST) $(SDIST); \
+	done
+	set -e; for a in $(ARCHES); do \
+	  w=$(call WHEEL,$$a); \
+	  $(TOOLS)/bin/auditwheel show $$w | tee $$w.auditwheel; \
+	  grep -q "manylinux_2_17_$$a" $$w.auditwheel; \
+	  unzip -l $$w | grep -q 'gbs/libgbs.so'; unzip -l $$w | grep -q 'LICENSE'; \
+	done
+	ls -l $(DIST)
+
+# make test-dist (not part of make test: minutes, and apt-get for qemu):
+#  - the x86_64 wheel in a fresh virtual environment whose PATH has no go,
+#    cc or zig, the Python tests run against the installed package;
+#  - the sdist installed with pip (builds with Go) and a tiny evidence;
+#  - the C tests cross-compiled for aarch64 against the aarch64 wheel's
+#    libgbs.so, run under qemu-aarch64 with Debian's aarch64 glibc.
+DTEST    := $(BUILD)/test-dist
+NOGO_BIN := $(DTEST)/bin
+QEMU_LD  := /usr/aarch64-linux-gnu
+
+test-dist: test-dist-wheel test-dist-sdist test-dist-aarch64
+
+$(SDIST) $(call WHEEL,x86_64) $(call WHEEL,aarch64):
+	$(MAKE) dist
+
+test-dist-wheel: $(call WHEEL,x86_64)
+	rm -rf $(DTEST)/wheel $(NOGO_BIN) && mkdir -p $(DTEST)/wheel/run $(NOGO_BIN)
+	@# PATH for the test: the environment's bin and a few basic tools.
+	set -e; for t in sh bash env cat ls rm mkdir cp mv uname sleep; do ln -s "$$(command -v $$t)" $(NOGO_BIN)/$$t; done
+	$(PYTHON) -m venv $(DTEST)/wheel/venv
+	set -e; export PATH=$(abspath $(DTEST)/wheel/venv/bin):$(abspath $(NOGO_BIN)); \
+	  for t in go cc gcc c++ clang zig; do ! command -v $$t >/dev/null || { echo "$$t on PATH"; exit 1; }; done; \
+	  python -m pip install --quiet --disable-pip-version-check --only-binary :all: \
+	    $(abspath $(call WHEEL,x86_64)) -r python/requirements-dev.txt -c python/constraints.txt; \
+	  cd $(DTEST)/wheel/run && env -u GBS_LIBRARY -u PYTHONPATH GBS_TEST_INSTALLED=1 \
+	    python -c 'import gbs; print("gbs", gbs.__version__, "from", gbs.__file__, "library", gbs.library_path)' && \
+	  env -u GBS_LIBRARY -u PYTHONPATH GBS_TEST_INSTALLED=1 \
+	    python -m pytest -q -p no:cacheprovider --rootdir=$(abspath tests/python) $(abspath tests/python)
+
+# A tiny evidence through the package pip builds from the sdist.
+DIST_SMOKE := import numpy as np, gbs; \
+  x = np.random.default_rng(1).normal(size=(4000, 2)); \
+  r = gbs.evidence(lambda v: -0.5 * (v ** 2).sum(axis=1), x, vectorize=True, seed=1); \
+  exact = np.log(2 * np.pi); print(gbs.__file__, r.summary()); \
+  assert abs(r.logz - exact) < 4 * r.logzerr and r.logzerr < 0.05, (r.logz, r.logzerr, exact)
+
+test-dist-sdist: $(SDIST)
+	rm -rf $(DTEST)/sdist && mkdir -p $(DTEST)/sdist/run
+	$(PYTHON) -m venv $(DTEST)/sdist/venv
+	$(DTEST)/sdist/venv/bin/python -m pip install --quiet --disable-pip-version-check $(abspath $(SDIST))
+	cd $(DTEST)/sdist/run && env -u GBS_LIBRARY -u PYTHONPATH $(abspath $(DTEST)/sdist/venv/bin/python) -c '$(DIST_SMOKE)'
+
+# qemu-user and the aarch64 glibc (Debian packages), installed if missing.
+$(QEMU_LD)/lib/ld-linux-aarch64.so.1:
+	command -v qemu-aarch64 >/dev/null && test -e $@ || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user libc6-arm64-cross; }
+
+test-dist-aarch64: $(call WHEEL,aarch64) $(QEMU_LD)/lib/ld-linux-aarch64.so.1 $(TOOLS)/.stamp
+	rm -rf $(DTEST)/aarch64 && mkdir -p $(DTEST)/aarch64/lib
+	cd $(DTEST)/aarch64/lib && unzip -q -j $(abspath $(call WHEEL,aarch64)) gbs/libgbs.so
+	file $(DTEST)/aarch64/lib/libgbs.so | grep -q 'ARM aarch64'
+	set -e; cd $(DTEST)/aarch64; for t in $(CTESTS); do \
+	  $(abspath $(TOOLS)/bin/zigcc-aarch64) -std=c11 -O1 -Wall -DGBS_TEST_FLOW -I$(abspath include) \
+	    -o $$t $(abspath tests/c)/$$t.c -Llib -Wl,-rpath,'$$ORIGIN/lib' -lgbs -lm -lpthread; \
+	done; \
+	for t in $(CTESTS); do echo "== $$t (aarch64, qemu)"; qemu-aarch64 -L $(QEMU_LD) ./$$t; done
