@@ -27,12 +27,15 @@ $(LIB): $(shell find capi gbs flow nuts ensemble -name '*.go' -not -name '*_test
 	rm -f $(BUILD)/lib/libgbs.h
 	cp include/gbs.h $(BUILD)/include/gbs.h
 
-# Header, library and pkg-config file under $(PREFIX).
+# Headers (gbs.h, the C++ layer gbs.hpp), library, pkg-config file and
+# CMake package (find_package(gbs CONFIG), target gbs::gbs) under $(PREFIX).
 install: lib
-	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/gbs $(DESTDIR)$(PREFIX)/include
 	cp $(LIB) $(DESTDIR)$(PREFIX)/lib/libgbs.so
-	cp include/gbs.h $(DESTDIR)$(PREFIX)/include/gbs.h
+	cp include/gbs.h include/gbs.hpp $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|' -e 's|@VERSION@|$(VERSION)|' gbs.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gbs.pc
+	sed -e 's|@VERSION@|$(VERSION)|' cmake/gbsConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/gbs/gbsConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|' cmake/gbsConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/gbs/gbsConfigVersion.cmake
 
 # The Python virtual environment for tests, examples and benchmarks, at
 # the versions the suite last passed on (python/constraints.txt), so that
@@ -91,8 +94,16 @@ test-c:
 	for t in $(CTESTS); do \
 	  cc -std=c11 -O1 -Wall -DGBS_TEST_FLOW -o $(BUILD)/ctest/$$t tests/c/$$t.c $$(pkg-config --cflags --libs gbs) -lm -lpthread; \
 	done; \
-	c++ -std=c++17 -O1 -Wall -o $(BUILD)/ctest/test_cpp tests/c/test_cpp.cpp $$(pkg-config --cflags --libs gbs); \
-	cd $(BUILD)/ctest && for t in $(CTESTS) test_cpp; do echo "== $$t"; ./$$t; done
+	for t in test_cpp test_hpp; do \
+	  c++ -std=c++17 -O1 -Wall -Wextra -o $(BUILD)/ctest/$$t tests/c/$$t.cpp $$(pkg-config --cflags --libs gbs); \
+	done; \
+	cd $(BUILD)/ctest && for t in $(CTESTS) test_cpp test_hpp; do echo "== $$t"; ./$$t; done
+	@# A CMake project using the installed package (find_package(gbs CONFIG)).
+	rm -rf $(BUILD)/cmake-consumer
+	cmake -S tests/cmake/consumer -B $(BUILD)/cmake-consumer -DCMAKE_PREFIX_PATH=$(CTEST_PREFIX) -DCMAKE_BUILD_TYPE=Release > $(BUILD)/cmake-consumer.log
+	cmake --build $(BUILD)/cmake-consumer >> $(BUILD)/cmake-consumer.log
+	$(BUILD)/cmake-consumer/consumer_c
+	$(BUILD)/cmake-consumer/consumer_cpp
 	@# Definite leaks fail the run. Valgrind also reports the Go runtime's
 	@# stack switching as invalid accesses; those are not leaks, so only the
 	@# leak summary is checked.
@@ -186,9 +197,12 @@ $(TOOLS)/.stamp: python/requirements-dist.txt
 	$(PYTHON) -m venv $(TOOLS)
 	$(TPY) -m pip install --quiet --upgrade pip
 	$(TPY) -m pip install --quiet -r python/requirements-dist.txt
-	set -e; for a in $(ARCHES); do \
-	  printf '#!/bin/sh\n# cgo C compiler for %s wheels: zig cc against glibc $(GLIBC)\nexec "%s" -m ziglang cc -target %s-linux-gnu.$(GLIBC) "$$@"\n' \
-	    $$a "$(abspath $(TPY))" $$a > $(TOOLS)/bin/zigcc-$$a; \
+	@# The zig binary itself, not python -m ziglang: pip's isolated builds
+	@# hide the tools environment's packages from Python.
+	set -e; zig=$$($(TPY) -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))'); \
+	for a in $(ARCHES); do \
+	  printf '#!/bin/sh\n# cgo C compiler for %s wheels: zig cc against glibc $(GLIBC)\nexec "%s" cc -target %s-linux-gnu.$(GLIBC) "$$@"\n' \
+	    $$a "$$zig" $$a > $(TOOLS)/bin/zigcc-$$a; \
 	  chmod +x $(TOOLS)/bin/zigcc-$$a; \
 	done
 	touch $@
