@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/capi/internal/ctest"
+	"github.com/gbs-evidence/gbs/gbs"
 )
 
 // goString copies a NUL-terminated C string.
@@ -304,4 +305,13 @@ func TestPanicBecomesStatus(t *testing.T) {
 		t.Errorf("status %d, message %q", st, m)
 	}
 	checkLive(t)
+}
+
+// TestVersion checks that the header's version macros, which gbs_version
+// (in C, forkguard.c) spells out, agree with the Go constant gbs.Version;
+// tests/c/test_version.c checks gbs_version against the same macros.
+func TestVersion(t *testing.T) {
+	if got := headerVersion(); got != gbs.Version {
+		t.Errorf("GBS_VERSION_* = %q, gbs.Version = %q", got, gbs.Version)
+	}
 }

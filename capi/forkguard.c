@@ -35,8 +35,13 @@
 #include <string.h>
 #include <unistd.h>
 
-// GBS_LIBRARY_VERSION is the string gbs_version returns.
-#define GBS_LIBRARY_VERSION "0.1.0"
+// GBS_LIBRARY_VERSION is the string gbs_version returns, "MAJOR.MINOR.PATCH"
+// from the header's GBS_VERSION_* macros (the one version number).
+#define GBS_STRINGIFY_(x) #x
+#define GBS_STRINGIFY(x) GBS_STRINGIFY_(x)
+#define GBS_LIBRARY_VERSION                                             \
+  GBS_STRINGIFY(GBS_VERSION_MAJOR) "." GBS_STRINGIFY(GBS_VERSION_MINOR) \
+  "." GBS_STRINGIFY(GBS_VERSION_PATCH)
 
 static pid_t load_pid;
 

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -14,6 +15,12 @@ import (
 
 // gbs_abi_version and gbs_version are answered in C (forkguard.c), without
 // entering Go, so that they work in a forked child too.
+
+// headerVersion is the version of the header's GBS_VERSION_* macros,
+// "MAJOR.MINOR.PATCH", the string gbs_version returns.
+func headerVersion() string {
+	return fmt.Sprintf("%d.%d.%d", C.GBS_VERSION_MAJOR, C.GBS_VERSION_MINOR, C.GBS_VERSION_PATCH)
+}
 
 //export gbsgo_set_threads
 func gbsgo_set_threads(n C.int32_t, previous *C.int32_t, errOut **C.char) C.int {
