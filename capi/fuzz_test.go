@@ -185,9 +185,9 @@ func FuzzNutsArgs(f *testing.F) {
 		if evidence {
 			name = "gbs_nuts_evidence"
 			res := sized(cResult{}, 0, false, false)
-			a, _, _, _, err = nutsEvidenceArgs(grad, cInt64(d), cInt64(nChains), cInt64(nDraws), opt, nil, res, nil, 0, p[0], p[1], st)
+			a, _, _, _, err = nutsEvidenceArgs(unsafe.Pointer(grad), gradKind, cInt64(d), cInt64(nChains), cInt64(nDraws), opt, nil, res, nil, 0, p[0], p[1], st)
 		} else {
-			a, err = nutsCallArgs(grad, cInt64(d), cInt64(nChains), cInt64(nDraws), opt, p[0], p[1], st, true)
+			a, err = nutsCallArgs(unsafe.Pointer(grad), gradKind, cInt64(d), cInt64(nChains), cInt64(nDraws), opt, p[0], p[1], st, true)
 		}
 		runtime.KeepAlive(buf)
 		if err != nil {

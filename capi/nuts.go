@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 
@@ -139,21 +140,22 @@ func (o *nutsOutputs) write(r *nuts.Result) {
 	}
 }
 
-// nutsCall holds the checked arguments of gbs_nuts_sample and of the
-// sampling half of gbs_nuts_evidence.
+// nutsCall holds the checked arguments of gbs_nuts_sample(_batch) and of
+// the sampling half of gbs_nuts_evidence(_batch).
 type nutsCall struct {
 	set nuts.Settings
 	opt C.gbs_nuts_options
 	out *nutsOutputs
 }
 
-// nutsCallArgs checks the arguments of gbs_nuts_sample (drawsRequired) or
-// of the sampling half of gbs_nuts_evidence, before any work: the function
-// both call, and the one their fuzz test calls.
-func nutsCallArgs(f C.gbs_log_density_grad_fn, d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options,
+// nutsCallArgs checks the arguments of gbs_nuts_sample(_batch)
+// (drawsRequired) or of the sampling half of gbs_nuts_evidence(_batch),
+// before any work: the function they all call, and the one their fuzz
+// test calls. f is the callback, of the kind fKind.
+func nutsCallArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options,
 	draws, logp *C.double, stats *C.gbs_nuts_chain_stats, drawsRequired bool) (*nutsCall, error) {
 	if f == nil {
-		return nil, argError("f (the log-density-and-gradient callback) is NULL")
+		return nil, argError("f (the %s callback) is NULL", fKind)
 	}
 	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
 	if err != nil {
@@ -177,27 +179,54 @@ func nutsCallArgs(f C.gbs_log_density_grad_fn, d, nChains, nDraws C.int64_t, opt
 	return &nutsCall{set: s, opt: o, out: out}, nil
 }
 
+// Kinds of NUTS callback, for messages.
+const (
+	gradKind      = "log-density-and-gradient"
+	gradBatchKind = "batched log-density-and-gradient"
+)
+
 //export gbs_nuts_sample
 func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_sample", errOut, func() error {
-		a, err := nutsCallArgs(f, d, nChains, nDraws, opt, draws, logp, stats, true)
-		if err != nil {
-			return err
-		}
-		ctx, cancel, err := callContext(a.opt.cancel)
-		if err != nil {
-			return err
-		}
-		defer cancel()
-		r, err := nuts.Sample(ctx, gradDensity(f, u), int(d), &a.set)
-		if err != nil {
-			return err
-		}
-		a.out.write(r)
-		return nil
+		return nutsSample(unsafe.Pointer(f), gradKind, d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+			return nuts.Sample(ctx, gradDensity(f, u), int(d), s)
+		})
 	})
+}
+
+//export gbs_nuts_sample_batch
+func gbs_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_sample_batch", errOut, func() error {
+		return nutsSample(unsafe.Pointer(f), gradBatchKind, d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+			return nuts.SampleBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
+		})
+	})
+}
+
+// nutsSample is the body of gbs_nuts_sample and gbs_nuts_sample_batch:
+// it checks the arguments, runs the sampler through run and writes the
+// outputs.
+func nutsSample(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, run func(context.Context, *nuts.Settings) (*nuts.Result, error)) error {
+	a, err := nutsCallArgs(f, fKind, d, nChains, nDraws, opt, draws, logp, stats, true)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := callContext(a.opt.cancel)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	r, err := run(ctx, &a.set)
+	if err != nil {
+		return err
+	}
+	a.out.write(r)
+	return nil
 }
 
 //export gbs_nuts_evidence
@@ -207,29 +236,55 @@ func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nCha
 	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_evidence", errOut, func() error {
-		a, eo, es, tr, err := nutsEvidenceArgs(f, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats)
-		if err != nil {
-			return err
-		}
-		ctx, cancel, err := callContext(a.opt.cancel, eo.cancel)
-		if err != nil {
-			return err
-		}
-		defer cancel()
-		r, err := gbs.Pipeline(ctx, gradDensity(f, u), int(d), &gbs.PipelineSettings{Sampler: a.set, Evidence: es})
-		if err != nil {
-			return err
-		}
-		a.out.write(r.Sampling)
-		writeResult(result, r.Evidence, tr)
-		return nil
+		return nutsEvidence(unsafe.Pointer(f), gradKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
+				return gbs.Pipeline(ctx, gradDensity(f, u), int(d), s)
+			})
 	})
 }
 
-// nutsEvidenceArgs checks every argument of gbs_nuts_evidence, before any
-// work: the function it calls, and the one its fuzz test calls. It zeroes
-// *result (whose size it checks).
-func nutsEvidenceArgs(f C.gbs_log_density_grad_fn, d, nChains, nDraws C.int64_t,
+//export gbs_nuts_evidence_batch
+func gbs_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
+	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_evidence_batch", errOut, func() error {
+		return nutsEvidence(unsafe.Pointer(f), gradBatchKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
+				return gbs.PipelineBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
+			})
+	})
+}
+
+// nutsEvidence is the body of gbs_nuts_evidence and
+// gbs_nuts_evidence_batch: it checks the arguments, runs the pipeline
+// through run and writes the outputs.
+func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options,
+	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, run func(context.Context, *gbs.PipelineSettings) (*gbs.PipelineResult, error)) error {
+	a, eo, es, tr, err := nutsEvidenceArgs(f, fKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := callContext(a.opt.cancel, eo.cancel)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	r, err := run(ctx, &gbs.PipelineSettings{Sampler: a.set, Evidence: es})
+	if err != nil {
+		return err
+	}
+	a.out.write(r.Sampling)
+	writeResult(result, r.Evidence, tr)
+	return nil
+}
+
+// nutsEvidenceArgs checks every argument of gbs_nuts_evidence(_batch),
+// before any work: the function they call, and the one their fuzz test
+// calls. It zeroes *result (whose size it checks).
+func nutsEvidenceArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t,
 	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
 	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
 	stats *C.gbs_nuts_chain_stats) (*nutsCall, C.gbs_evidence_options, gbs.Settings, []C.gbs_trace_point, error) {
@@ -237,7 +292,7 @@ func nutsEvidenceArgs(f C.gbs_log_density_grad_fn, d, nChains, nDraws C.int64_t,
 	if err := startResult(result); err != nil {
 		return nil, eo, gbs.Settings{}, nil, err
 	}
-	a, err := nutsCallArgs(f, d, nChains, nDraws, nutsOpt, draws, logp, stats, false)
+	a, err := nutsCallArgs(f, fKind, d, nChains, nDraws, nutsOpt, draws, logp, stats, false)
 	if err != nil {
 		return nil, eo, gbs.Settings{}, nil, err
 	}
