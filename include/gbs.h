@@ -85,6 +85,15 @@ extern "C" {
  * they must be equal. */
 #define GBS_ABI_VERSION 1
 
+/* Release version of this header and of the library built from it: the one
+ * version number of gbs.  setup.py (the Python package), the Makefile
+ * (gbs.pc, gbsConfigVersion.cmake) and capi (gbs_version) read it from
+ * here; the Go constant gbs.Version and Python's gbs.__version__ are
+ * checked against it by tests. */
+#define GBS_VERSION_MAJOR 0
+#define GBS_VERSION_MINOR 1
+#define GBS_VERSION_PATCH 0
+
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
 /* ------------------------------------------------------------------------ */
