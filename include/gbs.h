@@ -250,7 +250,9 @@ typedef struct gbs_evidence_options {
   int32_t verbose;     /* non-zero: send progress messages to the log
                           callback (gbs_set_log_callback) or stderr */
   int64_t n_q;         /* number of proposal draws; 0: the adaptive rule
-                          (bridge) or the number of draws (IS) */
+                          (bridge: from n_p/tau, the effective number of
+                          draws, up to f_eva of ncall) or the number of
+                          draws (IS) */
   int64_t batch_size;  /* points per callback invocation; default 4096 */
   int64_t ncall;       /* log-density evaluations the sampler spent on the
                           draws, for the adaptive n_q rule; 0: unknown
