@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
 
 all: build lib
 
@@ -137,6 +137,30 @@ test-cgocheck: test-c
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
+
+# Go native fuzzing, each target for FUZZTIME (plain `go test` runs their
+# checked-in corpora under testdata/fuzz/ in test-go). A failure leaves
+# its input under the package's testdata/fuzz/<target>/: keep it there.
+FUZZTIME ?= 60s
+# Minimizing each new interesting input for the default 60 s stalls the
+# flow target (large inputs); 100 runs keep minimization short.
+FUZZFLAGS ?= -fuzzminimizetime 100x
+FUZZ_TARGETS := flow:FuzzDecode gbs:FuzzSamplesLayout capi:FuzzEvidenceArgs capi:FuzzNutsArgs capi:FuzzEnsembleArgs capi:FuzzFlowFitArgs
+
+fuzz:
+	set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t#*:}; echo "== $$fn (./$$pkg, $(FUZZTIME))"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS); \
+	done
+
+# Long-running leak check, outside make test: 10^4 evidence calls and 10^3
+# flow fit/free cycles in one C and one Python process, the peak RSS of
+# each tenth recorded; fails if it grows by 5 % or more after warm-up.
+soak: lib venv
+	mkdir -p $(BUILD)/soak
+	cc -std=c11 -O2 -Wall -Iinclude -o $(BUILD)/soak/soak tests/soak/soak.c -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lgbs -lm -lpthread
+	$(BUILD)/soak/soak
+	$(VPY) tests/soak/soak.py
 
 demo:
 	$(GO) run ./cmd/gbs-demo -problem funnel
