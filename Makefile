@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
 
 all: build lib
 
@@ -21,7 +21,7 @@ build:
 # The C shared library and its header.
 lib: $(LIB)
 
-$(LIB): $(shell find capi gbs flow nuts ensemble -name '*.go' -not -name '*_test.go') include/gbs.h go.mod go.sum
+$(LIB): $(shell find capi gbs flow nuts ensemble internal -name '*.go' -not -name '*_test.go') $(wildcard capi/*.c) include/gbs.h go.mod go.sum
 	mkdir -p $(BUILD)/lib $(BUILD)/include
 	$(GO) build -buildmode=c-shared -o $(LIB) ./capi
 	rm -f $(BUILD)/lib/libgbs.h
@@ -85,7 +85,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
@@ -128,7 +128,7 @@ test-cgocheck: test-c
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./capi/...
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $(BUILD)/cgocheck/libgbs.so ./capi
 	tests/c/check_abi.sh include/gbs.h $(BUILD)/cgocheck/libgbs.so $(BUILD)/cgocheck/libgbs.h
-	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch; do \
+	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch test_fork; do \
 	  cc -std=c11 -O1 -DGBS_TEST_FLOW -Iinclude -o $(BUILD)/cgocheck/$$t tests/c/$$t.c \
 	    -L$(BUILD)/cgocheck -Wl,-rpath,$(abspath $(BUILD)/cgocheck) -lgbs -lm -lpthread; \
 	  echo "== $$t (cgocheck2)"; (cd $(BUILD)/cgocheck && ./$$t > $$t.log 2>&1) || { cat $(BUILD)/cgocheck/$$t.log; exit 1; }; \
@@ -137,6 +137,30 @@ test-cgocheck: test-c
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
+
+# Go native fuzzing, each target for FUZZTIME (plain `go test` runs their
+# checked-in corpora under testdata/fuzz/ in test-go). A failure leaves
+# its input under the package's testdata/fuzz/<target>/: keep it there.
+FUZZTIME ?= 60s
+# Minimizing each new interesting input for the default 60 s stalls the
+# flow target (large inputs); 100 runs keep minimization short.
+FUZZFLAGS ?= -fuzzminimizetime 100x
+FUZZ_TARGETS := flow:FuzzDecode gbs:FuzzSamplesLayout capi:FuzzEvidenceArgs capi:FuzzNutsArgs capi:FuzzEnsembleArgs capi:FuzzFlowFitArgs
+
+fuzz:
+	set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t#*:}; echo "== $$fn (./$$pkg, $(FUZZTIME))"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS); \
+	done
+
+# Long-running leak check, outside make test: 10^4 evidence calls and 10^3
+# flow fit/free cycles in one C and one Python process, the peak RSS of
+# each tenth recorded; fails if it grows by 5 % or more after warm-up.
+soak: lib venv
+	mkdir -p $(BUILD)/soak
+	cc -std=c11 -O2 -Wall -Iinclude -o $(BUILD)/soak/soak tests/soak/soak.c -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lgbs -lm -lpthread
+	$(BUILD)/soak/soak
+	$(VPY) tests/soak/soak.py
 
 demo:
 	$(GO) run ./cmd/gbs-demo -problem funnel
