@@ -9,7 +9,7 @@ LIB     := $(BUILD)/lib/libgbs.so
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python demo bench bench-c bench-paper bench-ns bench-smoke venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-types demo bench bench-c bench-paper bench-ns bench-smoke venv clean
 
 all: build lib
 
@@ -41,7 +41,7 @@ $(VENV)/.stamp: python/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r python/requirements-dev.txt
 	touch $@
 
-test: test-go test-c test-cgocheck test-python bench-smoke
+test: test-go test-c test-cgocheck test-python test-types bench-smoke
 
 test-go:
 	$(GO) vet ./...
@@ -93,6 +93,10 @@ test-cgocheck: test-c
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
+
+# mypy --strict on the public Python modules (python/mypy.ini says which).
+test-types: venv
+	$(VPY) -m mypy --config-file python/mypy.ini -p gbs
 
 demo:
 	$(GO) run ./cmd/gbs-demo -problem funnel

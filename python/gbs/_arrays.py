@@ -1,6 +1,9 @@
 """Input conversion shared by the public functions: arrays, bounds, seeds."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -9,17 +12,18 @@ from ._lib import UINT64_MASK
 _dp = ctypes.POINTER(ctypes.c_double)
 
 
-def as_c(a, name="array"):
+def as_c(a: Any, name: str = "array") -> np.ndarray:
     """a as a C-contiguous float64 array: the same memory if it already is
     one (no copy), else a converted copy (lists, float32, strided views,
     Fortran order)."""
     try:
-        return np.ascontiguousarray(a, dtype=np.float64)
+        c: np.ndarray = np.ascontiguousarray(a, dtype=np.float64)
+        return c
     except (TypeError, ValueError) as exc:
         raise ValueError("%s cannot be converted to a float64 array: %s" % (name, exc)) from None
 
 
-def ptr(a):
+def ptr(a: Optional[np.ndarray]) -> Any:
     """A ``double *`` to the data of a C-contiguous float64 array (or NULL
     for None). The caller keeps the array alive during the call."""
     if a is None:
@@ -27,7 +31,7 @@ def ptr(a):
     return a.ctypes.data_as(_dp)
 
 
-def bounds_arrays(bounds, d):
+def bounds_arrays(bounds: Any, d: int) -> Tuple[np.ndarray, np.ndarray]:
     """The lower and upper bounds, two (d,) float64 arrays, from any of
 
     - an array of shape (d, 2): rows of (low, high), as scipy and dynesty;
@@ -71,12 +75,12 @@ def bounds_arrays(bounds, d):
     return as_c(lo), as_c(hi)
 
 
-def seed_value(seed):
+def seed_value(seed: Any) -> int:
     """A uint64 seed for the library. None draws fresh entropy (so repeated
     calls differ; the value is reported in the result); an int is used as
     is (mod 2**64); a numpy Generator or RandomState is asked for one."""
     if seed is None:
-        return int(np.random.SeedSequence().entropy) & UINT64_MASK
+        return int(np.random.SeedSequence().entropy) & UINT64_MASK  # type: ignore[arg-type]
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2 ** 63)) & UINT64_MASK
     if isinstance(seed, np.random.RandomState):
@@ -87,7 +91,7 @@ def seed_value(seed):
         raise TypeError("seed must be None, an int or a numpy Generator, not %r" % (seed,)) from None
 
 
-def positive_int(value, name, allow_none=True):
+def positive_int(value: Any, name: str, allow_none: bool = True) -> int:
     if value is None:
         if allow_none:
             return 0

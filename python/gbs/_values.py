@@ -1,9 +1,13 @@
 """What a user's log_prob may return, as emcee accepts it."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 
-def scalar_value(v):
+def scalar_value(v: Any) -> float:
     """log p of one point as a float. A tuple or list is emcee's
     (log p, *blobs): its first element is log p."""
     if type(v) is float:
@@ -23,19 +27,20 @@ def scalar_value(v):
     return float(a.reshape(()))
 
 
-def batch_values(v, n):
+def batch_values(v: Any, n: int) -> np.ndarray:
     """log p of a batch of n points as an (n,) float64 array. A tuple whose
     first element holds n values is (log p, blobs)."""
     if isinstance(v, tuple) and v and np.ndim(v[0]) >= 1 and np.size(v[0]) == n:
         v = v[0]
     try:
-        a = np.asarray(v, dtype=np.float64)
+        a: np.ndarray = np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError("log_prob with vectorize=True must return an array of %d numbers, not %r"
                         % (n, type(v).__name__)) from None
     if a.shape != (n,):
         if a.size == n and a.ndim <= 2:
-            return a.reshape(n)
+            flat: np.ndarray = a.reshape(n)
+            return flat
         raise ValueError("log_prob returned shape %s for a batch of %d points; with "
                          "vectorize=True it must return shape (%d,)" % (a.shape, n, n))
     return a
