@@ -91,7 +91,7 @@ def seed_value(seed: Any) -> int:
         raise TypeError("seed must be None, an int or a numpy Generator, not %r" % (seed,)) from None
 
 
-def positive_int(value: Any, name: str, allow_none: bool = True) -> int:
+def positive_int(value: Any, name: str, allow_none: bool = True, bits: int = 64) -> int:
     if value is None:
         if allow_none:
             return 0
@@ -102,4 +102,8 @@ def positive_int(value: Any, name: str, allow_none: bool = True) -> int:
         raise TypeError("%s must be an integer, not %r" % (name, value)) from None
     if v != value or v < 1:
         raise ValueError("%s must be a positive integer, not %r" % (name, value))
+    if v >= 2**(bits - 1):
+        # ctypes would silently keep the low bits of the C field.
+        raise ValueError("%s = %d does not fit in the library's %d-bit integer (at most %d)"
+                         % (name, v, bits, 2**(bits - 1) - 1))
     return v
