@@ -14,9 +14,9 @@ evidence(log_prob, samples, ...) -> Result
     ln Z from an (n, d) or 3-d array of draws, an emcee EnsembleSampler,
     an ArviZ InferenceData, or what sample / sample_ensemble return.
 from_pymc(idata, model=None, ...) -> Result
-    ln Z of a PyMC model from its posterior draws (pip install 'gbs[pymc]').
+    ln Z of a PyMC model from its posterior draws (pip install 'gbs-evidence[pymc]').
 from_numpyro(mcmc, ...) -> Result
-    ln Z of a NumPyro model from a finished MCMC (pip install 'gbs[numpyro]').
+    ln Z of a NumPyro model from a finished MCMC (pip install 'gbs-evidence[numpyro]').
 bayes_factor(a, b), compare({"name": result, ...})
     Log Bayes factors and posterior model probabilities with errors.
 Result

@@ -214,7 +214,7 @@ class Result:
         try:
             import matplotlib.pyplot as plt
         except ImportError:
-            raise ImportError("Result.plot needs matplotlib: pip install 'gbs[plot]' "
+            raise ImportError("Result.plot needs matplotlib: pip install 'gbs-evidence[plot]' "
                               "(or pip install matplotlib)") from None
         ctx = self._context
         if ctx is None:

@@ -2,8 +2,8 @@
 and posterior draws. One module per ecosystem; each imports its library
 only when called, so ``import gbs`` needs numpy alone.
 
-- :func:`gbs.from_pymc` (``pip install 'gbs[pymc]'``)
-- :func:`gbs.from_numpyro` (``pip install 'gbs[numpyro]'``)
+- :func:`gbs.from_pymc` (``pip install 'gbs-evidence[pymc]'``)
+- :func:`gbs.from_numpyro` (``pip install 'gbs-evidence[numpyro]'``)
 """
 
 from __future__ import annotations
@@ -18,5 +18,5 @@ def require(module: str, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError("%s needs %s: pip install 'gbs[%s]' (%s)"
+        raise ImportError("%s needs %s: pip install 'gbs-evidence[%s]' (%s)"
                           % (feature, module.split(".")[0], extra, exc)) from exc

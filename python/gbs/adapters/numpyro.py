@@ -59,7 +59,7 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
     Raises
     ------
     ImportError
-        NumPyro (or JAX) is not installed (``pip install 'gbs[numpyro]'``).
+        NumPyro (or JAX) is not installed (``pip install 'gbs-evidence[numpyro]'``).
     ValueError
         The MCMC has not run, its kernel has no model (a ``potential_fn``
         kernel), or the model has discrete latent sites (not supported).

@@ -84,7 +84,7 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
     Raises
     ------
     ImportError
-        PyMC is not installed (``pip install 'gbs[pymc]'``).
+        PyMC is not installed (``pip install 'gbs-evidence[pymc]'``).
     ValueError
         No model given or on the context stack; the model has discrete
         free variables (not supported: the evidence is an integral over
