@@ -63,7 +63,8 @@
  *   different or the same handles (a fitted flow is immutable).  The library
  *   runs a Go runtime with its own worker threads; gbs_set_threads() caps how
  *   many run Go code at once.  One libgbs per process; after fork() only
- *   exec is safe (use spawn / forkserver in Python multiprocessing).
+ *   exec is safe (use spawn / forkserver in Python multiprocessing): a
+ *   forked child that calls the library gets GBS_ERR_FORKED, not a hang.
  *
  * Cancellation.  Long calls take an optional gbs_cancel_token in their
  *   options; gbs_cancel() from another thread makes the call return
@@ -89,6 +90,15 @@ extern "C" {
  * against its own and every older header.  Version 2 added
  * gbs_result.diagnostics. */
 #define GBS_ABI_VERSION 2
+
+/* Release version of this header and of the library built from it: the one
+ * version number of gbs.  setup.py (the Python package), the Makefile
+ * (gbs.pc, gbsConfigVersion.cmake) and capi (gbs_version) read it from
+ * here; the Go constant gbs.Version and Python's gbs.__version__ are
+ * checked against it by tests. */
+#define GBS_VERSION_MAJOR 0
+#define GBS_VERSION_MINOR 1
+#define GBS_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
@@ -125,6 +135,13 @@ extern "C" {
 /* An internal error (a bug in libgbs); the message says where.  The library
  * remains usable. */
 #define GBS_ERR_INTERNAL 8
+/* The call was made in a process forked from the one that loaded the
+ * library, whose Go runtime does not survive fork (it would hang); nothing
+ * was done.  Load libgbs after fork (or exec); in Python use the spawn or
+ * forkserver start method.  In a forked child every function with a status
+ * returns this, gbs_free_error frees only these messages, gbs_free_warnings
+ * does nothing, and gbs_abi_version and gbs_version work as usual. */
+#define GBS_ERR_FORKED 9
 
 /* ------------------------------------------------------------------------ */
 /* Version, errors, runtime                                                  */
@@ -246,7 +263,9 @@ typedef struct gbs_evidence_options {
   int32_t verbose;     /* non-zero: send progress messages to the log
                           callback (gbs_set_log_callback) or stderr */
   int64_t n_q;         /* number of proposal draws; 0: the adaptive rule
-                          (bridge) or the number of draws (IS) */
+                          (bridge: from n_p/tau, the effective number of
+                          draws, up to f_eva of ncall) or the number of
+                          draws (IS) */
   int64_t batch_size;  /* points per callback invocation; default 4096 */
   int64_t ncall;       /* log-density evaluations the sampler spent on the
                           draws, for the adaptive n_q rule; 0: unknown

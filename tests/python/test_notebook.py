@@ -4,7 +4,11 @@ import os
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from conftest import INSTALLED, ROOT
+
+# The kernel imports gbs from the source tree (with the tests' library), or
+# under make test-dist the installed package.
+SOURCE = [] if INSTALLED else [os.path.join(ROOT, "python")]
 
 
 def test_example_notebook_runs(monkeypatch):
@@ -13,9 +17,8 @@ def test_example_notebook_runs(monkeypatch):
     pytest.importorskip("emcee")
     pytest.importorskip("matplotlib")
     nb = nbformat.read(os.path.join(ROOT, "examples", "emcee_evidence.ipynb"), as_version=4)
-    # The kernel imports gbs from the source tree, with the tests' library.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+        SOURCE + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
     client.execute()
@@ -32,14 +35,34 @@ def test_example_notebook_runs(monkeypatch):
     assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
 
 
+def test_pymc_notebook_runs(monkeypatch):
+    """PyMC models -> ln Z -> Bayes factor and model probabilities."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("pymc")
+    pytest.importorskip("numpyro")
+    pytest.importorskip("matplotlib")
+    nb = nbformat.read(os.path.join(ROOT, "examples", "pymc_evidence.ipynb"), as_version=4)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert text.count("within 4 sigma: True") == 2, text
+    assert "ln BF(3 vs 2)" in text and "P(model | data)" in text
+    assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
+    assert any("gbs.compare" in o.get("data", {}).get("text/html", "") for o in outputs)
+
+
 def test_jupyter_interrupt_stops_a_call(monkeypatch):
     """Kernel -> Interrupt during gbs.evidence: KeyboardInterrupt in the cell
     within a few seconds, and the kernel stays usable."""
     pytest.importorskip("ipykernel")
     manager = pytest.importorskip("jupyter_client.manager")
     import time
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [os.path.join(ROOT, "python"), os.path.dirname(__file__)]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(SOURCE + [os.path.dirname(__file__)]))
     km, kc = manager.start_new_kernel(kernel_name="python3")
     try:
         kc.execute_interactive("import time, numpy as np, gbs, targets", timeout=60)
