@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
 
 all: build lib
 
@@ -21,7 +21,7 @@ build:
 # The C shared library and its header.
 lib: $(LIB)
 
-$(LIB): $(shell find capi gbs flow nuts ensemble -name '*.go' -not -name '*_test.go') include/gbs.h go.mod go.sum
+$(LIB): $(shell find capi gbs flow nuts ensemble internal -name '*.go' -not -name '*_test.go') $(wildcard capi/*.c) include/gbs.h go.mod go.sum
 	mkdir -p $(BUILD)/lib $(BUILD)/include
 	$(GO) build -buildmode=c-shared -o $(LIB) ./capi
 	rm -f $(BUILD)/lib/libgbs.h
@@ -77,7 +77,7 @@ test-latest: lib
 	$(VENV_LATEST)/bin/python -m pip freeze --disable-pip-version-check
 	$(VENV_LATEST)/bin/python -m pytest -q tests/python
 
-test: test-go test-c test-cgocheck test-python bench-smoke
+test: test-go test-c test-cgocheck test-python test-types bench-smoke
 
 test-go:
 	$(GO) vet ./...
@@ -85,7 +85,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
@@ -128,7 +128,7 @@ test-cgocheck: test-c
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./capi/...
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $(BUILD)/cgocheck/libgbs.so ./capi
 	tests/c/check_abi.sh include/gbs.h $(BUILD)/cgocheck/libgbs.so $(BUILD)/cgocheck/libgbs.h
-	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch; do \
+	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch test_fork; do \
 	  cc -std=c11 -O1 -DGBS_TEST_FLOW -Iinclude -o $(BUILD)/cgocheck/$$t tests/c/$$t.c \
 	    -L$(BUILD)/cgocheck -Wl,-rpath,$(abspath $(BUILD)/cgocheck) -lgbs -lm -lpthread; \
 	  echo "== $$t (cgocheck2)"; (cd $(BUILD)/cgocheck && ./$$t > $$t.log 2>&1) || { cat $(BUILD)/cgocheck/$$t.log; exit 1; }; \
@@ -137,6 +137,34 @@ test-cgocheck: test-c
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
+
+# mypy --strict on the public Python modules (python/mypy.ini says which).
+test-types: venv
+	$(VPY) -m mypy --config-file python/mypy.ini -p gbs
+
+# Go native fuzzing, each target for FUZZTIME (plain `go test` runs their
+# checked-in corpora under testdata/fuzz/ in test-go). A failure leaves
+# its input under the package's testdata/fuzz/<target>/: keep it there.
+FUZZTIME ?= 60s
+# Minimizing each new interesting input for the default 60 s stalls the
+# flow target (large inputs); 100 runs keep minimization short.
+FUZZFLAGS ?= -fuzzminimizetime 100x
+FUZZ_TARGETS := flow:FuzzDecode gbs:FuzzSamplesLayout capi:FuzzEvidenceArgs capi:FuzzNutsArgs capi:FuzzEnsembleArgs capi:FuzzFlowFitArgs
+
+fuzz:
+	set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t#*:}; echo "== $$fn (./$$pkg, $(FUZZTIME))"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS); \
+	done
+
+# Long-running leak check, outside make test: 10^4 evidence calls and 10^3
+# flow fit/free cycles in one C and one Python process, the peak RSS of
+# each tenth recorded; fails if it grows by 5 % or more after warm-up.
+soak: lib venv
+	mkdir -p $(BUILD)/soak
+	cc -std=c11 -O2 -Wall -Iinclude -o $(BUILD)/soak/soak tests/soak/soak.c -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lgbs -lm -lpthread
+	$(BUILD)/soak/soak
+	$(VPY) tests/soak/soak.py
 
 demo:
 	$(GO) run ./cmd/gbs-demo -problem funnel
@@ -219,7 +247,8 @@ dist: $(TOOLS)/.stamp
 	set -e; for a in $(ARCHES); do \
 	  w=$(call WHEEL,$$a); \
 	  $(TOOLS)/bin/auditwheel show $$w | tee $$w.auditwheel; \
-	  grep -q "manylinux_2_17_$$a" $$w.auditwheel; \
+	  glibc=$$(tr '\n' ' ' < $$w.auditwheel | sed -n 's/.*platform tag: *"manylinux_2_\([0-9]*\)_'$$a'".*/\1/p'); \
+	  test -n "$$glibc" && test "$$glibc" -le 17 || { echo "$$w: auditwheel names no manylinux tag <= 2_17"; exit 1; }; \
 	  unzip -l $$w | grep -q 'gbs/libgbs.so'; unzip -l $$w | grep -q 'LICENSE'; \
 	done
 	ls -l $(DIST)
@@ -271,6 +300,7 @@ $(QEMU_LD)/lib/ld-linux-aarch64.so.1:
 	command -v qemu-aarch64 >/dev/null && test -e $@ || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user libc6-arm64-cross; }
 
+# Emulation is slow: test_leaks runs 50 rounds instead of 1000.
 test-dist-aarch64: $(call WHEEL,aarch64) $(QEMU_LD)/lib/ld-linux-aarch64.so.1 $(TOOLS)/.stamp
 	rm -rf $(DTEST)/aarch64 && mkdir -p $(DTEST)/aarch64/lib
 	cd $(DTEST)/aarch64/lib && unzip -q -j $(abspath $(call WHEEL,aarch64)) gbs/libgbs.so
@@ -279,4 +309,8 @@ test-dist-aarch64: $(call WHEEL,aarch64) $(QEMU_LD)/lib/ld-linux-aarch64.so.1 $(
 	  $(abspath $(TOOLS)/bin/zigcc-aarch64) -std=c11 -O1 -Wall -DGBS_TEST_FLOW -I$(abspath include) \
 	    -o $$t $(abspath tests/c)/$$t.c -Llib -Wl,-rpath,'$$ORIGIN/lib' -lgbs -lm -lpthread; \
 	done; \
-	for t in $(CTESTS); do echo "== $$t (aarch64, qemu)"; qemu-aarch64 -L $(QEMU_LD) ./$$t; done
+	for t in $(CTESTS); do \
+	  echo "== $$t (aarch64, qemu)"; \
+	  args=; [ $$t != test_leaks ] || args=50; \
+	  qemu-aarch64 -L $(QEMU_LD) ./$$t $$args; \
+	done

@@ -85,30 +85,38 @@ func badData(err error) error {
 	return newError(C.GBS_ERR_ARGUMENT, "%v", err)
 }
 
-//export gbs_flow_fit
-func gbs_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow, errOut **C.char) C.int {
+// flowFitArgs checks every argument of gbs_flow_fit, before any work: the
+// function it calls, and the one its fuzz test calls. It sets *out to
+// NULL and reads no point.
+func flowFitArgs(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow) ([]float64, []float64, flow.Settings, error) {
+	if out == nil {
+		return nil, nil, flow.Settings{}, argError("out is NULL")
+	}
+	*out = nil
+	size, err := count([]string{"n", "d"}, n, d)
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	pts, err := doubles(x, size, "x")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	w, err := optionalDoubles(weights, int(n), "weights")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	o, err := readOptions(opt, "gbs_flow_options")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	set, err := flowSettings(&o, int(d))
+	return pts, w, set, err
+}
+
+//export gbsgo_flow_fit
+func gbsgo_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_fit", errOut, func() error {
-		if out == nil {
-			return argError("out is NULL")
-		}
-		*out = nil
-		size, err := count([]string{"n", "d"}, n, d)
-		if err != nil {
-			return err
-		}
-		pts, err := doubles(x, size, "x")
-		if err != nil {
-			return err
-		}
-		w, err := optionalDoubles(weights, int(n), "weights")
-		if err != nil {
-			return err
-		}
-		o, err := readOptions(opt, "gbs_flow_options")
-		if err != nil {
-			return err
-		}
-		set, err := flowSettings(&o, int(d))
+		pts, w, set, err := flowFitArgs(x, n, d, weights, opt, out)
 		if err != nil {
 			return err
 		}
@@ -121,8 +129,8 @@ func gbs_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flo
 	})
 }
 
-//export gbs_flow_free
-func gbs_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_free
+func gbsgo_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_free", errOut, func() error {
 		if f == nil {
 			return nil
@@ -134,8 +142,8 @@ func gbs_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_flow_get_info
-func gbs_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.int {
+//export gbsgo_flow_get_info
+func gbsgo_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.int {
 	return call("gbs_flow_get_info", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -150,8 +158,8 @@ func gbs_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.
 	})
 }
 
-//export gbs_flow_warnings
-func gbs_flow_warnings(f *C.gbs_flow, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
+//export gbsgo_flow_warnings
+func gbsgo_flow_warnings(f *C.gbs_flow, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_flow_warnings", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -186,8 +194,8 @@ func flowBatch(f *C.gbs_flow, n C.int64_t) (*flow.Flow, int, error) {
 	return fl, size, err
 }
 
-//export gbs_flow_log_prob
-func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_log_prob
+func gbsgo_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_log_prob", errOut, func() error {
 		fl, size, err := flowBatch(f, n)
 		if err != nil || size == 0 {
@@ -206,8 +214,8 @@ func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, 
 	})
 }
 
-//export gbs_flow_sample
-func gbs_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, logq *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_sample
+func gbsgo_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_sample", errOut, func() error {
 		fl, size, err := flowBatch(f, n)
 		if err != nil || size == 0 {
@@ -265,18 +273,18 @@ func mapPoints(fn string, f *C.gbs_flow, in *C.double, n C.int64_t, out, logdet 
 	})
 }
 
-//export gbs_flow_forward
-func gbs_flow_forward(f *C.gbs_flow, x *C.double, n C.int64_t, z, logdet *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_forward
+func gbsgo_flow_forward(f *C.gbs_flow, x *C.double, n C.int64_t, z, logdet *C.double, errOut **C.char) C.int {
 	return mapPoints("gbs_flow_forward", f, x, n, z, logdet, errOut, false)
 }
 
-//export gbs_flow_inverse
-func gbs_flow_inverse(f *C.gbs_flow, z *C.double, n C.int64_t, x, logdet *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_inverse
+func gbsgo_flow_inverse(f *C.gbs_flow, z *C.double, n C.int64_t, x, logdet *C.double, errOut **C.char) C.int {
 	return mapPoints("gbs_flow_inverse", f, z, n, x, logdet, errOut, true)
 }
 
-//export gbs_flow_save
-func gbs_flow_save(f *C.gbs_flow, path *C.char, errOut **C.char) C.int {
+//export gbsgo_flow_save
+func gbsgo_flow_save(f *C.gbs_flow, path *C.char, errOut **C.char) C.int {
 	return call("gbs_flow_save", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -306,8 +314,8 @@ func loadFlow(b []byte, out **C.gbs_flow) error {
 	return nil
 }
 
-//export gbs_flow_load
-func gbs_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_load
+func gbsgo_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_load", errOut, func() error {
 		if out == nil {
 			return argError("out is NULL")
@@ -324,8 +332,8 @@ func gbs_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_flow_to_buffer
-func gbs_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, length *C.int64_t, errOut **C.char) C.int {
+//export gbsgo_flow_to_buffer
+func gbsgo_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, length *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_flow_to_buffer", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -353,8 +361,8 @@ func gbs_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, l
 	})
 }
 
-//export gbs_flow_from_buffer
-func gbs_flow_from_buffer(buf unsafe.Pointer, length C.int64_t, out **C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_from_buffer
+func gbsgo_flow_from_buffer(buf unsafe.Pointer, length C.int64_t, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_from_buffer", errOut, func() error {
 		if out == nil {
 			return argError("out is NULL")

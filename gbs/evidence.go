@@ -50,6 +50,9 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	if err := checkBounds(cfg.Lower, cfg.Upper, s); err != nil {
+		return nil, err
+	}
 	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settin
 from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._samples import draws_of, normalize
-from ._values import batch_values, scalar_value
+from ._values import batch_values, callback_name, scalar_value
 from .result import Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
@@ -207,7 +207,7 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
     res = _lib.new_struct(_lib.CResult)
     trace = (_lib.TracePoint * _TRACE_CAP)()
 
-    def call():
+    def call() -> Tuple[int, Any]:
         err = _lib.new_error()
         status = _lib.lib.gbs_evidence(cb.cfunc, None, ptr(x), nc, nd, d, ptr(lp), packed.byref(),
                                        ctypes.byref(res), trace, _TRACE_CAP, ctypes.byref(err))
@@ -269,14 +269,15 @@ def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[An
     if pool is not None:
         evaluator = PoolEvaluator(pool, log_prob, args, kwargs, vectorize)
         return lambda x, out: evaluator(x, out, stop)
+    name = callback_name("log_prob", log_prob)
     if vectorize:
-        def vectorized(x, out):
-            out[:] = batch_values(log_prob(x, *args, **kwargs), len(x))
+        def vectorized(x: np.ndarray, out: np.ndarray) -> None:
+            out[:] = batch_values(log_prob(x, *args, **kwargs), x, name)
         return vectorized
 
-    def per_point(x, out):
+    def per_point(x: np.ndarray, out: np.ndarray) -> None:
         for i, row in enumerate(x):
             if stop.is_set():
                 raise KeyboardInterrupt
-            out[i] = scalar_value(log_prob(row, *args, **kwargs))
+            out[i] = scalar_value(log_prob(row, *args, **kwargs), row, name)
     return per_point
