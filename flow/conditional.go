@@ -492,7 +492,8 @@ func (cf *condFit) heldOutGain(j int, sv, centres []float64, psi []spline) float
 // nothing (conditional layers disabled).
 type condState struct {
 	fit      condFit
-	side     []bool // current split, nil: choose anew
+	side     []bool       // current split, nil: choose anew
+	dep      *mat.SymDense // the dependence matrix the split was chosen on
 	orient   bool   // the side the next layer maps
 	accepted int    // layers accepted on this split
 	// A candidate that loses by far sits out the next layers: pause
@@ -520,13 +521,14 @@ func (cs *condState) beats(slicedGain float64) (condLayer, bool) {
 	}
 	if cs.side == nil {
 		z, n, w := strided(cs.fit.zt, cs.fit.nt, cs.fit.d, cs.fit.wt, condSubset)
-		cs.side = couplingSplit(z, n, cs.fit.d, w)
+		cs.side, cs.dep = couplingSplit(z, n, cs.fit.d, w)
 		cs.orient, cs.accepted = true, 0
 	}
 	isTarget := make([]bool, cs.fit.d)
 	for j, sd := range cs.side {
 		isTarget[j] = sd == cs.orient
 	}
+	limitTargets(isTarget, cs.dep, condMaxTargets)
 	cl, gain, ok := cs.fit.fit(isTarget)
 	if gain < condFarBehind*slicedGain {
 		cs.pause = max(1, 2*cs.pause)
@@ -577,7 +579,7 @@ func applyCond(cl *condLayer, z, ld []float64, n, d, threads int) {
 // eigenvector of the dependence matrix's smallest eigenvalue, then
 // single moves while they raise the cut. The split is deterministic and
 // coordinate 0 is always on side false.
-func couplingSplit(z []float64, n, d int, w []float64) []bool {
+func couplingSplit(z []float64, n, d int, w []float64) ([]bool, *mat.SymDense) {
 	dep := dependence(z, n, d, w)
 	var eig mat.EigenSym
 	side := make([]bool, d)
@@ -622,7 +624,49 @@ func couplingSplit(z []float64, n, d int, w []float64) []bool {
 			side[j] = true
 		}
 	}
-	return side
+	return side, dep
+}
+
+// condMaxTargets caps the targets of a conditional layer. Each target
+// costs a regression over all conditioning features, its summaries for
+// every point, a sort and the spline fits of its bins, so a layer cost
+// O(n d²) and, at d = 256 and 10^5 points, most of the fit. Layers come
+// in pairs and splits are chosen anew, so a target left out now is a
+// candidate later. The paper's problems (d <= 64) never reach the cap.
+const condMaxTargets = 64
+
+// limitTargets keeps at most m of the targets: those with the largest
+// summed dependence on the conditioning side (ties to the lower index).
+func limitTargets(isTarget []bool, dep *mat.SymDense, m int) {
+	var targets []int
+	for j, t := range isTarget {
+		if t {
+			targets = append(targets, j)
+		}
+	}
+	if len(targets) <= m {
+		return
+	}
+	score := make([]float64, len(isTarget))
+	for _, j := range targets {
+		for k, t := range isTarget {
+			if !t {
+				score[j] += dep.At(j, k)
+			}
+		}
+	}
+	slices.SortStableFunc(targets, func(a, b int) int {
+		switch {
+		case score[a] > score[b]:
+			return -1
+		case score[a] < score[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, j := range targets[m:] {
+		isTarget[j] = false
+	}
 }
 
 // dependence returns the d×d matrix of |corr(z_j, z_k)| + |corr(z_j², z_k²)|
