@@ -492,10 +492,10 @@ func (cf *condFit) heldOutGain(j int, sv, centres []float64, psi []spline) float
 // nothing (conditional layers disabled).
 type condState struct {
 	fit      condFit
-	side     []bool       // current split, nil: choose anew
+	side     []bool        // current split, nil: choose anew
 	dep      *mat.SymDense // the dependence matrix the split was chosen on
-	orient   bool   // the side the next layer maps
-	accepted int    // layers accepted on this split
+	orient   bool          // the side the next layer maps
+	accepted int           // layers accepted on this split
 	// A candidate that loses by far sits out the next layers: pause
 	// doubles with each such loss in a row, wait counts it down.
 	pause, wait int
