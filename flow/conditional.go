@@ -189,6 +189,15 @@ const (
 // give a fit, 6400 training points, so their flows are unchanged).
 const condSubset = 8192
 
+// dependenceSubset is the number of points the dependence matrix is
+// estimated on in d dimensions: condSubset within a budget of
+// points × (2d)² (the products of its 2d features), at least 2048
+// (correlations to about ±0.02, well below the dependence a split
+// needs to see). d <= 64 gets condSubset.
+func dependenceSubset(d int) int {
+	return max(2048, min(condSubset, (condSubset*128*128)/(4*d*d)))
+}
+
 // strided returns every (n/m)-th of the n×d rows z, at most m of them
 // (z itself when n <= m), with their weights: a deterministic subsample
 // spread over the whole sample, as thinning spreads over a chain.
@@ -520,7 +529,7 @@ func (cs *condState) beats(slicedGain float64) (condLayer, bool) {
 		return condLayer{}, false
 	}
 	if cs.side == nil {
-		z, n, w := strided(cs.fit.zt, cs.fit.nt, cs.fit.d, cs.fit.wt, condSubset)
+		z, n, w := strided(cs.fit.zt, cs.fit.nt, cs.fit.d, cs.fit.wt, dependenceSubset(cs.fit.d))
 		cs.side, cs.dep = couplingSplit(z, n, cs.fit.d, w)
 		cs.orient, cs.accepted = true, 0
 	}
