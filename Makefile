@@ -49,7 +49,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_evidence test_flow test_ensemble test_errors test_cancel test_leaks
+CTESTS := test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"unsafe"
+
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
 // apiError is an error detected at the C boundary, with its status code.
@@ -46,9 +48,12 @@ func callbackFailed(rc C.int) error {
 func statusOf(err error) C.int {
 	var ae *apiError
 	var ce *callbackError
+	var me *memlimit.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae.code
+	case errors.As(err, &me):
+		return C.GBS_ERR_ARGUMENT
 	case errors.As(err, &ce):
 		return C.GBS_ERR_CALLBACK
 	case errors.Is(err, context.Canceled):

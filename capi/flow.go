@@ -7,11 +7,13 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/flow"
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
 const flowKind = "gbs_flow"
@@ -220,6 +222,10 @@ func gbs_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, l
 			return err
 		}
 		if lq == nil {
+			// The caller holds x; this buffer is ours, so it is checked.
+			if err := memlimit.Check(fmt.Sprintf("n = %d log q values", int64(n)), 8, int(n)); err != nil {
+				return err
+			}
 			lq = make([]float64, n)
 		}
 		fl.Sample(xs, lq, rand.New(rand.NewPCG(uint64(seed), 0x67627321)))

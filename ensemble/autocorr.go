@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 
-	"gonum.org/v1/gonum/dsp/fourier"
+	"github.com/gbs-evidence/gbs/internal/acf"
 )
 
 // IntegratedTime returns the integrated autocorrelation time
@@ -89,37 +88,24 @@ func coordinateTimes(chain [][]float64, d, start, end int, c float64) []float64 
 }
 
 // acfWork accumulates normalized autocorrelation functions of series of a
-// fixed length n, reusing one FFT plan and its buffers. Because the inverse
-// transform is linear, it sums the normalized power spectra and inverts
-// once per average instead of once per series, which halves the cost.
+// fixed length n (acf.Sums, each series weighted by the inverse of its
+// sum of squares about its mean) and averages them.
 type acfWork struct {
-	n     int
-	fft   *fourier.FFT
-	buf   []float64
-	coef  []complex128
-	power []float64 // Σ over added series of |X(f)|²/(m Σ(x−x̄)²)
-	count int       // number of non-constant series added
+	sums  *acf.Sums
+	count int // number of non-constant series added
 }
 
 func newACFWork(n int) *acfWork {
-	// Padding to at least 2n removes the circular wrap-around of the FFT
-	// correlation; a power of two keeps the transform fast.
-	m := 2 << bits.Len(uint(n-1))
-	return &acfWork{
-		n:     n,
-		fft:   fourier.NewFFT(m),
-		buf:   make([]float64, m),
-		coef:  make([]complex128, m/2+1),
-		power: make([]float64, m/2+1),
-	}
+	// Padding by n gives the autocorrelation at every lag.
+	return &acfWork{sums: acf.NewSums(n, n)}
 }
 
 func (ws *acfWork) reset() {
-	clear(ws.power)
+	ws.sums.Reset()
 	ws.count = 0
 }
 
-// add adds the normalized power spectrum of x.
+// add adds the normalized autocorrelation function of x.
 func (ws *acfWork) add(x []float64) {
 	// A constant series (e.g. a stuck walker) has no autocorrelation;
 	// test it exactly, since rounding of its mean would leave a tiny
@@ -139,22 +125,14 @@ func (ws *acfWork) add(x []float64) {
 		mean += v
 	}
 	mean /= float64(len(x))
-	clear(ws.buf)
 	var ss float64
-	for i, v := range x {
-		ws.buf[i] = v - mean
+	for _, v := range x {
 		ss += (v - mean) * (v - mean)
 	}
 	if !(ss > 0) {
 		return
 	}
-	ws.fft.Coefficients(ws.coef, ws.buf)
-	// The unnormalized inverse transform of |X|² is m times the
-	// autocovariance sum, whose lag-0 value is ss.
-	norm := 1 / (float64(len(ws.buf)) * ss)
-	for i, v := range ws.coef {
-		ws.power[i] += (real(v)*real(v) + imag(v)*imag(v)) * norm
-	}
+	ws.sums.Add(x, mean, 1/ss, 0)
 	ws.count++
 }
 
@@ -164,16 +142,10 @@ func (ws *acfWork) time(c float64) float64 {
 	if ws.count == 0 {
 		return math.Inf(1)
 	}
-	for i, v := range ws.power {
-		ws.coef[i] = complex(v/float64(ws.count), 0)
+	rho, _ := ws.sums.Lags()
+	for k := range rho {
+		rho[k] /= float64(ws.count)
 	}
-	rho := ws.fft.Sequence(ws.buf, ws.coef)
-	tau := 1.0 // τ̂(0): ρ(0) = 1
-	for k := 1; k < ws.n; k++ {
-		tau += 2 * rho[k]
-		if float64(k) >= c*tau {
-			return tau
-		}
-	}
+	tau, _ := acf.SokalTime(rho, c)
 	return tau
 }

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
 // LogDensityFunc evaluates the log density, up to an additive constant, at
@@ -220,6 +222,13 @@ func newConfig(f LogDensityFunc, d int, s *Settings) (*config, error) {
 	}
 	if c.thin < 0 {
 		return nil, fmt.Errorf("ensemble: negative Thin %d", c.thin)
+	}
+	// Every step of every walker is stored, and the kept ones copied into
+	// the result: refuse sizes that cannot fit rather than run out of
+	// memory.
+	what := fmt.Sprintf("Walkers × Steps = %d × %d states of dimension %d", c.walkers, c.steps, d)
+	if err := memlimit.Check(what, 16, c.walkers, c.steps, d+1); err != nil {
+		return nil, fmt.Errorf("ensemble: %w", err)
 	}
 
 	switch s.Move {

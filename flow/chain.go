@@ -40,6 +40,8 @@ func newChain(wt *whitening, layers []layer, d int) *chain {
 		ch.first = mul(wt.whiteT, a1)
 		ch.firstInv = mul(ch.firstInv, wt.unT)
 	}
+	ch.link = make([][]float64, 0, len(layers)-1)
+	ch.linkInv = make([][]float64, 0, len(layers)-1)
 	for i := 0; i+1 < len(layers); i++ {
 		lk := mul(transpose(layers[i].a, d, d), layers[i+1].a)
 		ch.link = append(ch.link, lk)

@@ -50,6 +50,9 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFitMemory(&r, n, d); err != nil {
+		return nil, err
+	}
 	if err := checkData(x, n, d, weights); err != nil {
 		return nil, err
 	}

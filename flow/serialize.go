@@ -35,11 +35,30 @@ import (
 // flow evaluates bitwise identically after a round trip. Readers reject
 // other versions, a wrong checksum and any parameter that could not have
 // come from Fit.
+//
+// Every count a file declares is bounded by the bytes that remain after
+// it, at the least size its items take in the file, before anything is
+// allocated for them: a file, even a crafted one with a valid checksum,
+// cannot make the reader allocate more than a small multiple of its own
+// size (FuzzDecode checks this).
 
 const (
 	formatMagic   = "GBSFLOW\x00"
 	formatVersion = 2
 	maxFormatDim  = 1 << 14
+
+	// maxFormatWarnings bounds the warnings a file may hold: Fit writes
+	// at most two.
+	maxFormatWarnings = 1 << 10
+
+	// Least bytes of the items whose count a file declares.
+	minSplineBytes = 4 + 2*24                       // n, then x, y, d of n >= 2 knots
+	minBoundBytes  = 1 + 4*8                        // kind, lower, upper and two scales
+	minLayerBytes  = 1 + 4 + 8 + 1 + minSplineBytes // kind, k, a d×1 frame, one active direction
+	minBinBytes    = 8 + minSplineBytes             // a bin centre and its spline
+	// kind, one conditioning and one target coordinate, three feature
+	// weights, one bin
+	minCondLayerBytes = 1 + 2*(4+4) + 3*8 + 4 + minBinBytes
 )
 
 // MarshalBinary encodes the flow (encoding.BinaryMarshaler).
@@ -115,7 +134,11 @@ func decode(data []byte) (*Flow, error) {
 		return nil, fmt.Errorf("flow: serialized flow has dimension %d", d)
 	}
 	f := &Flow{d: d}
-	if r.u8() == 1 {
+	bounded := r.u8()
+	if r.err == nil && bounded > 1 {
+		r.fail("bounds flag %d", bounded)
+	}
+	if bounded == 1 && r.need(d, minBoundBytes, "bounds") {
 		b := &bounds{kind: make([]boundKind, d), lo: make([]float64, d), hi: make([]float64, d),
 			sLo: make([]float64, d), sHi: make([]float64, d)}
 		for j := 0; j < d && r.err == nil; j++ {
@@ -129,15 +152,16 @@ func decode(data []byte) (*Flow, error) {
 	}
 	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}
 	nl := int(r.u32())
-	if r.err == nil && nl > r.left()/(8*d) {
-		r.fail("layer count %d exceeds the data", nl)
+	if r.need(nl, min(minLayerBytes+8*(d-1), minCondLayerBytes), "layers") {
+		f.layers = make([]layer, 0, nl)
 	}
+	seen := make([]bool, d) // the coordinates of a conditional layer, cleared after each
 	for li := 0; li < nl && r.err == nil; li++ {
 		if version >= 2 {
 			switch r.u8() {
 			case 0:
 			case 1:
-				cl := r.condLayer(li, d)
+				cl := r.condLayer(li, d, seen)
 				f.layers = append(f.layers, layer{cond: cl})
 				continue
 			default:
@@ -162,6 +186,12 @@ func decode(data []byte) (*Flow, error) {
 				r.fail("layer %d: bad activity flag", li)
 			}
 		}
+		if r.err == nil && na == 0 {
+			r.fail("layer %d has no active direction", li)
+		}
+		if r.need(na, minSplineBytes, "splines") {
+			l.psi = make([]spline, 0, na)
+		}
 		for c := 0; c < na && r.err == nil; c++ {
 			l.psi = append(l.psi, r.spline(li))
 		}
@@ -171,11 +201,17 @@ func decode(data []byte) (*Flow, error) {
 		f.layers = append(f.layers, l)
 	}
 	nw := int(r.u32())
-	if r.err == nil && nw > r.left()/4 {
-		r.fail("warning count %d exceeds the data", nw)
+	if r.err == nil && nw > maxFormatWarnings {
+		r.fail("%d warnings (at most %d)", nw, maxFormatWarnings)
+	}
+	if r.need(nw, 4+1, "warnings") && nw > 0 {
+		f.warnings = make([]string, 0, nw)
 	}
 	for i := 0; i < nw && r.err == nil; i++ {
 		n := int(r.u32())
+		if r.err == nil && n == 0 {
+			r.fail("warning %d is empty", i)
+		}
 		f.warnings = append(f.warnings, string(r.bytes(n)))
 	}
 	if r.err == nil && r.left() != 0 {
@@ -329,8 +365,11 @@ func (r *reader) spline(li int) spline {
 // seen, which they must not already be in.
 func (r *reader) indices(li, d int, seen []bool) []int {
 	n := int(r.u32())
-	if r.err == nil && (n < 1 || n > d) {
+	if r.err == nil && (n < 1 || n > d || n > r.left()/4) {
 		r.fail("layer %d: %d coordinates", li, n)
+		return nil
+	}
+	if r.err != nil {
 		return nil
 	}
 	out := make([]int, n)
@@ -348,12 +387,17 @@ func (r *reader) indices(li, d int, seen []bool) []int {
 	return out
 }
 
-// condLayer reads conditional layer li of a d-dimensional flow.
-func (r *reader) condLayer(li, d int) *condLayer {
-	seen := make([]bool, d)
+// condLayer reads conditional layer li of a d-dimensional flow; seen is
+// all false, and is left so.
+func (r *reader) condLayer(li, d int, seen []bool) *condLayer {
 	c := &condLayer{}
 	c.cond = r.indices(li, d, seen)
 	c.targ = r.indices(li, d, seen)
+	for _, v := range [][]int{c.cond, c.targ} {
+		for _, j := range v {
+			seen[j] = false
+		}
+	}
 	if r.err != nil {
 		return c
 	}
@@ -365,7 +409,7 @@ func (r *reader) condLayer(li, d int) *condLayer {
 	}
 	for t := 0; t < len(c.targ) && r.err == nil; t++ {
 		nb := int(r.u32())
-		if r.err == nil && (nb < 1 || nb > r.left()/8) {
+		if r.err == nil && (nb < 1 || nb > r.left()/minBinBytes) {
 			r.fail("layer %d: %d bins", li, nb)
 			break
 		}
@@ -406,6 +450,19 @@ type reader struct {
 }
 
 func (r *reader) left() int { return len(r.b) }
+
+// need reports whether n items of at least size bytes each fit in what
+// remains, failing if they do not (or n is negative).
+func (r *reader) need(n, size int, what string) bool {
+	if r.err != nil {
+		return false
+	}
+	if n < 0 || n > r.left()/size {
+		r.fail("%d %s exceed the %d bytes left", n, what, r.left())
+		return false
+	}
+	return true
+}
 
 func (r *reader) fail(format string, args ...any) {
 	if r.err == nil {

@@ -3,6 +3,8 @@ package gbs
 import (
 	"math"
 	"sync"
+
+	"github.com/gbs-evidence/gbs/internal/acf"
 )
 
 // autocorrWindow is the constant c of the automatic window M >= c tau(M)
@@ -50,11 +52,11 @@ func integratedTime(x []float64, nchains, pad int) (tau float64, ok bool) {
 	sums := chainAutocov(x, nchains, pad)
 	tau, ok = 1, true
 	if sums.used > 0 {
-		acf := sums.rho
-		for t := range acf {
-			acf[t] /= float64(sums.used)
+		rho := sums.rho
+		for t := range rho {
+			rho[t] /= float64(sums.used)
 		}
-		tau, ok = windowedTime(acf)
+		tau, ok = windowedTime(rho)
 	}
 	if nchains > 1 && sums.global[0] > 0 {
 		g := sums.global
@@ -68,17 +70,11 @@ func integratedTime(x []float64, nchains, pad int) (tau float64, ok bool) {
 	return tau, ok
 }
 
-// windowedTime sums the autocorrelation function up to the first lag M with
-// M >= c tau(M); ok is false when no lag in acf satisfies that.
-func windowedTime(acf []float64) (tau float64, ok bool) {
-	sum := 1.0
-	for t := 1; t < len(acf); t++ {
-		sum += 2 * acf[t]
-		if float64(t) >= autocorrWindow*sum {
-			return math.Max(sum, 1e-12), true
-		}
-	}
-	return math.Max(sum, 1e-12), false
+// windowedTime is acf.SokalTime with the constant of this package, kept
+// positive for the division it feeds.
+func windowedTime(rho []float64) (tau float64, ok bool) {
+	tau, ok = acf.SokalTime(rho, autocorrWindow)
+	return math.Max(tau, 1e-12), ok
 }
 
 // autocovSums are autocorrelation functions summed over chains.
@@ -88,22 +84,13 @@ type autocovSums struct {
 	global []float64 // Σ_c of each chain's autocovariance about the overall mean
 }
 
-// chainAutocov computes the autocorrelation of every chain by FFT. Two
-// chains share one complex transform (one as the real part, one as the
-// imaginary), and as the inverse transform is linear, the chains' power
-// spectra are summed and transformed back once: the normalized sum in the
-// real part, the plain sum in the imaginary part.
-//
-// The chains are padded with at least pad zeros; lags below
-// min(m, size-m) are exact, and only those are returned.
+// chainAutocov computes the autocorrelation of every chain by FFT
+// (acf.Sums): the normalized autocorrelations summed in the first sum, the
+// plain autocovariances in the second. The chains are padded with at least
+// pad zeros; lags below min(m, size-m) are exact, and only those are
+// returned.
 func chainAutocov(x []float64, nchains, pad int) autocovSums {
 	m := len(x) / nchains
-	size := 2
-	for size < m+pad {
-		size <<= 1
-	}
-	lags := min(m, size-m)
-	f := newFFT(size)
 	mean := make([]float64, nchains)
 	c0 := make([]float64, nchains)
 	var all float64
@@ -120,64 +107,36 @@ func chainAutocov(x []float64, nchains, pad int) autocovSums {
 	}
 	all /= float64(len(x))
 
-	// A number of partial spectra fixed by nchains alone, summed in a fixed
-	// order, keeps the result independent of GOMAXPROCS.
+	// A number of partial sums fixed by nchains alone, each taking pairs
+	// of chains (one transform per pair) and merged in a fixed order,
+	// keeps the result independent of GOMAXPROCS.
 	npairs := (nchains + 1) / 2
 	nparts := min(parts, npairs)
-	spec := make([][]complex128, nparts)
+	sums := make([]*acf.Sums, nparts)
 	var wg sync.WaitGroup
-	for p := range spec {
-		spec[p] = make([]complex128, size)
+	for p := range sums {
+		sums[p] = acf.NewSums(m, pad)
 		wg.Add(1)
-		go func(acc []complex128) {
+		go func(s *acf.Sums) {
 			defer wg.Done()
-			z := make([]complex128, size)
 			for pair := p; pair < npairs; pair += nparts {
-				a, b := 2*pair, 2*pair+1
-				clear(z)
-				for i := 0; i < m; i++ {
-					re := x[a*m+i] - mean[a]
-					im := 0.0
-					if b < nchains {
-						im = x[b*m+i] - mean[b]
-					}
-					z[i] = complex(re, im)
-				}
-				f.transform(z, false)
-				wa, wb := invOrZero(c0[a]), 0.0
-				if b < nchains {
-					wb = invOrZero(c0[b])
-				}
-				for k := 0; k < size; k++ {
-					zk, zn := z[k], z[(size-k)%size]
-					// Spectra of the real and imaginary parts' series.
-					ar, ai := 0.5*(real(zk)+real(zn)), 0.5*(imag(zk)-imag(zn))
-					br, bi := 0.5*(imag(zk)+imag(zn)), -0.5*(real(zk)-real(zn))
-					pa, pb := ar*ar+ai*ai, br*br+bi*bi
-					acc[k] += complex(wa*pa+wb*pb, pa+pb)
+				for c := 2 * pair; c < min(2*pair+2, nchains); c++ {
+					s.Add(x[c*m:(c+1)*m], mean[c], invOrZero(c0[c]), 1)
 				}
 			}
-		}(spec[p])
+		}(sums[p])
 	}
 	wg.Wait()
-	total := spec[0]
-	for _, sp := range spec[1:] {
-		for k, v := range sp {
-			total[k] += v
-		}
+	for _, s := range sums[1:] {
+		sums[0].Merge(s)
 	}
-	f.transform(total, true)
-
-	out := autocovSums{rho: make([]float64, lags), global: make([]float64, lags)}
+	out := autocovSums{}
+	out.rho, out.global = sums[0].Lags()
+	lags := len(out.rho)
 	for c := range c0 {
 		if c0[c] > 0 {
 			out.used++
 		}
-	}
-	inv := 1 / float64(size)
-	for t := 0; t < lags; t++ {
-		out.rho[t] = real(total[t]) * inv
-		out.global[t] = imag(total[t]) * inv
 	}
 	// About the overall mean, chain c's autocovariance at lag t gains
 	// δ (S_head + S_tail) + (m - t) δ², δ = mean_c - overall mean, where

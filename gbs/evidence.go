@@ -4,9 +4,10 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/gbs-evidence/gbs/flow"
 	"math"
 	"math/rand/v2"
+
+	"github.com/gbs-evidence/gbs/flow"
 )
 
 // Random streams derived from Settings.Seed, one per purpose, so that
@@ -47,6 +48,9 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 		return nil, err
 	}
 	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
 	}
 	e := &estimation{
@@ -387,7 +391,7 @@ func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare f
 	}
 	byCost := costShare * feva / (1 - feva) * ncallP
 	n := math.Max(float64(nq0), math.Min(byError, byCost))
-	maxNQ := math.Max(float64(nq0), float64(maxProposalValues/e.s.Dim))
+	maxNQ := math.Max(float64(nq0), float64(min(maxProposalValues/e.s.Dim, memoryNQ(e.s.Dim))))
 	if n > maxNQ {
 		e.warn("n_q capped at %d by memory", int(maxNQ))
 		n = maxNQ

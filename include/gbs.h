@@ -92,8 +92,11 @@ extern "C" {
 #define GBS_OK 0
 /* An argument is invalid: a NULL pointer where an array is required, a
  * negative or zero size, a bad options or result struct size, an option out
- * of its enumeration or negative, or (gbs_flow_fit) data a flow cannot be fit
- * to.  Sample values the estimator rejects (NaN or infinite samples, too few
+ * of its enumeration or negative, a size whose arrays cannot fit in the
+ * memory available (n_q, chains x draws, walkers x steps, flow layers and
+ * knots, flow draws: checked before anything is allocated, the message
+ * names the size and the bytes it needs), or (gbs_flow_fit) data a flow
+ * cannot be fit to.  Sample values the estimator rejects (NaN or infinite samples, too few
  * draws, an option value out of range) are GBS_ERR_FAILED, whose message
  * names the value. */
 #define GBS_ERR_ARGUMENT 1

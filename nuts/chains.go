@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
 // LogDensityGrad writes the gradient of log p at x into grad and returns
@@ -230,6 +232,12 @@ func newConfig(d int, s *Settings) (*config, error) {
 	}
 	if c.MaxDepth == 0 {
 		c.MaxDepth = 10
+	}
+	// The kept draws and their log p are the storage that grows with the
+	// settings; refuse sizes that cannot fit rather than run out of memory.
+	what := fmt.Sprintf("Chains × Draws = %d × %d draws of dimension %d", c.Chains, c.Draws, d)
+	if err := memlimit.Check(what, 8, c.Chains, c.Draws, d+1); err != nil {
+		return nil, fmt.Errorf("nuts: %w", err)
 	}
 	if c.TargetAccept == 0 {
 		c.TargetAccept = 0.8

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/dsp/fourier"
+	"github.com/gbs-evidence/gbs/internal/acf"
 )
 
 // ESS returns the effective sample size of a scalar quantity observed along
@@ -38,15 +38,18 @@ func ESS(chains [][]float64) (float64, error) {
 		}
 	}
 
-	ac := newAutocov(n)
-	acov := make([][]float64, m)
+	// Σ_c acov_c(t), acov_c(t) = (1/n) Σ_i (x_i - x̄_c)(x_{i+t} - x̄_c).
+	sums := acf.NewSums(n, n)
 	chainMean := make([]float64, m)
-	var meanVar float64
 	for c, x := range chains {
-		acov[c], chainMean[c] = ac.compute(x)
-		meanVar += acov[c][0] * float64(n) / float64(n-1)
+		for _, v := range x {
+			chainMean[c] += v
+		}
+		chainMean[c] /= float64(n)
+		sums.Add(x, chainMean[c], 1/float64(n), 0)
 	}
-	meanVar /= float64(m)
+	acovSum, _ := sums.Lags()
+	meanVar := acovSum[0] * float64(n) / float64(n-1) / float64(m)
 	varPlus := meanVar * float64(n-1) / float64(n)
 	if m > 1 {
 		varPlus += variance(chainMean)
@@ -57,94 +60,14 @@ func ESS(chains [][]float64) (float64, error) {
 
 	// rho(t) = 1 - (W - mean_c acov_c(t)) / var⁺ combines within- and
 	// between-chain variation (Gelman et al., BDA3 eq. 11.7).
-	rhoAt := func(t int) float64 {
-		var s float64
-		for c := range acov {
-			s += acov[c][t]
-		}
-		return 1 - (meanVar-s/float64(m))/varPlus
-	}
 	rho := make([]float64, n)
-	rhoEven, rhoOdd := 1.0, rhoAt(1)
-	rho[0], rho[1] = rhoEven, rhoOdd
-	// Sum pairs while they are positive (Geyer's initial positive
-	// sequence). Stopping at n-4 keeps the last pair as a bias
-	// correction term for antithetic chains.
-	t := 1
-	for t < n-4 && rhoEven+rhoOdd > 0 {
-		rhoEven = rhoAt(t + 1)
-		rhoOdd = rhoAt(t + 2)
-		if rhoEven+rhoOdd >= 0 {
-			rho[t+1] = rhoEven
-			rho[t+2] = rhoOdd
-		}
-		t += 2
+	for t := range rho {
+		rho[t] = 1 - (meanVar-acovSum[t]/float64(m))/varPlus
 	}
-	maxT := t
-	if rhoEven > 0 {
-		rho[maxT+1] = rhoEven
-	}
-	// Make the pair sums monotone (initial monotone sequence).
-	for t := 1; t <= maxT-3; t += 2 {
-		if rho[t+1]+rho[t+2] > rho[t-1]+rho[t] {
-			rho[t+1] = (rho[t-1] + rho[t]) / 2
-			rho[t+2] = rho[t+1]
-		}
-	}
+	rho[0] = 1
 	total := float64(m * n)
-	tau := -1 + rho[maxT+1]
-	for _, r := range rho[:maxT] {
-		tau += 2 * r
-	}
-	tau = math.Max(tau, 1/math.Log10(total))
+	tau := math.Max(acf.GeyerTime(rho), 1/math.Log10(total))
 	return total / tau, nil
-}
-
-// autocov computes biased autocovariances of series of one length by FFT,
-// reusing its transform and buffers.
-type autocov struct {
-	n     int
-	fft   *fourier.FFT
-	seq   []float64
-	coeff []complex128
-}
-
-func newAutocov(n int) *autocov {
-	// Zero-pad to at least 2n so the circular correlation equals the
-	// linear one; a power of two keeps the transform fast.
-	size := 1
-	for size < 2*n {
-		size *= 2
-	}
-	return &autocov{n: n, fft: fourier.NewFFT(size), seq: make([]float64, size), coeff: make([]complex128, size/2+1)}
-}
-
-// compute returns acov(t) = (1/n) Σ_i (x_i - x̄)(x_{i+t} - x̄) for
-// t = 0..n-1, and the mean x̄.
-func (a *autocov) compute(x []float64) ([]float64, float64) {
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for i := range a.seq {
-		a.seq[i] = 0
-	}
-	for i, v := range x {
-		a.seq[i] = v - mean
-	}
-	a.fft.Coefficients(a.coeff, a.seq)
-	for i, c := range a.coeff {
-		a.coeff[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
-	}
-	a.fft.Sequence(a.seq, a.coeff)
-	// The unnormalized round trip multiplies by the transform length.
-	scale := 1 / (float64(len(a.seq)) * float64(a.n))
-	out := make([]float64, a.n)
-	for t := range out {
-		out[t] = a.seq[t] * scale
-	}
-	return out, mean
 }
 
 // variance is the unbiased sample variance.

@@ -69,25 +69,3 @@ func TestESSErrors(t *testing.T) {
 		}
 	}
 }
-
-// The FFT autocovariance must equal the direct sum.
-func TestAutocovDirect(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	for _, n := range []int{5, 17, 64, 100} {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64() + 3
-		}
-		got, mean := newAutocov(n).compute(x)
-		for lag := 0; lag < n; lag++ {
-			var s float64
-			for i := 0; i+lag < n; i++ {
-				s += (x[i] - mean) * (x[i+lag] - mean)
-			}
-			s /= float64(n)
-			if math.Abs(got[lag]-s) > 1e-12*(1+math.Abs(s)) {
-				t.Fatalf("n=%d lag %d: FFT %v, direct %v", n, lag, got[lag], s)
-			}
-		}
-	}
-}

@@ -87,7 +87,7 @@ def seed_value(seed):
         raise TypeError("seed must be None, an int or a numpy Generator, not %r" % (seed,)) from None
 
 
-def positive_int(value, name, allow_none=True):
+def positive_int(value, name, allow_none=True, bits=64):
     if value is None:
         if allow_none:
             return 0
@@ -98,4 +98,8 @@ def positive_int(value, name, allow_none=True):
         raise TypeError("%s must be an integer, not %r" % (name, value)) from None
     if v != value or v < 1:
         raise ValueError("%s must be a positive integer, not %r" % (name, value))
+    if v >= 2**(bits - 1):
+        # ctypes would silently keep the low bits of the C field.
+        raise ValueError("%s = %d does not fit in the library's %d-bit integer (at most %d)"
+                         % (name, v, bits, 2**(bits - 1) - 1))
     return v

@@ -1,24 +1,36 @@
 """gbs.evidence: ln Z from posterior samples."""
 
+from __future__ import annotations
+
 import ctypes
+import threading
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _lib
-from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
+from ._arrays import ptr
 from ._callbacks import BatchCallback, run
+from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
+from ._samples import draws_of, normalize
 from ._values import batch_values, scalar_value
 from .result import Result
+
+__all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
 _TRACE_CAP = 256
 
 
-def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False, args=(), kwargs=None,
-             chain_axis=0, method="bridge", n_q=None, seed=None, bounds=None, pool=None,
-             progress=False, discard=0, thin=1, independent=False, ncall=None, batch_size=None,
-             f_err=None, f_eva=None, cross_fit=True):
+def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: Any = None,
+             vectorize: bool = False, args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None,
+             chain_axis: int = 0, var_names: Optional[Sequence[str]] = None, method: str = "bridge",
+             n_q: Optional[int] = None, seed: Union[None, int, np.random.Generator] = None,
+             bounds: Any = None, pool: Any = None, progress: ProgressArg = False, discard: int = 0,
+             thin: int = 1, independent: bool = False, ncall: Optional[int] = None,
+             batch_size: Optional[int] = None, f_err: Optional[float] = None,
+             f_eva: Optional[float] = None, cross_fit: bool = True) -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -40,14 +52,22 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False, args=
         (outside the prior); NaN and ``+inf`` are errors. It must be the
         same function (same constants) as the one the samples were drawn
         from: ln Z is the log of its integral.
-    samples : array_like, emcee.EnsembleSampler or gbs.Samples
+    samples : array_like, emcee.EnsembleSampler, gbs.Samples or arviz.InferenceData
         Draws of p. An array of shape (n, d) (one chain, or independent
         draws), (n,) when d = 1, or 3-d with the chains on ``chain_axis``.
         An emcee ``EnsembleSampler`` (or emcee backend): its chain and its
         stored log-probabilities are used, after ``discard`` burn-in steps,
         and its number of log-probability calls feeds the adaptive n_q
         rule. What :func:`gbs.sample` or :func:`gbs.sample_ensemble`
-        returns: the same, from their draws.
+        returns: the same, from their draws. An ArviZ ``InferenceData``
+        (its posterior group) or an xarray ``Dataset`` with ``chain`` and
+        ``draw`` dimensions: the variables of ``var_names`` are flattened
+        into the d columns that ``log_prob`` receives (see ``var_names``);
+        the chains stay chains. Its ``sample_stats`` are not used: the
+        sampler's ``lp`` is usually the log density of other coordinates
+        (PyMC's and NumPyro's are of the unconstrained space), so
+        :func:`gbs.from_pymc` and :func:`gbs.from_numpyro` are the way to
+        use them.
     log_prob_samples : array_like, optional
         log p at the samples, shape (n,) or the samples' shape without the
         last axis (in the same layout): these values are then not computed
@@ -60,6 +80,14 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False, args=
         For 3-d samples: 0 for (chains, draws, d), as ArviZ and
         :func:`gbs.sample`; 1 for (draws, chains, d), as emcee's
         ``get_chain()``.
+    var_names : sequence of str, optional
+        For ArviZ or xarray ``samples``: the posterior variables that make
+        up a point, in this order (default: every variable of the posterior
+        group, in its order; deterministics included, so name the free
+        variables when there are any). Each variable's own axes are
+        flattened in C order (last index fastest): ``var_names=["mu",
+        "b"]`` with a scalar ``mu`` and ``b`` of shape (2, 3) gives
+        ``x = [mu, b[0,0], b[0,1], b[0,2], b[1,0], b[1,1], b[1,2]]``.
     method : {"bridge", "is", "hm", "warp3"}, default "bridge"
         Gaussianized bridge sampling; importance sampling with the flow;
         the reciprocal importance sampling (harmonic mean) estimator with
@@ -143,64 +171,53 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False, args=
     """
     if not callable(log_prob):
         raise TypeError("log_prob must be callable, not %r" % (type(log_prob).__name__,))
-    if method not in _lib.METHODS:
-        raise ValueError("method must be one of %s, not %r" % (", ".join(map(repr, _lib.METHODS)), method))
     if chain_axis not in (0, 1):
         raise ValueError("chain_axis must be 0 (chains, draws, d) or 1 (draws, chains, d), not %r"
                          % (chain_axis,))
     kwargs = {} if kwargs is None else dict(kwargs)
     if not isinstance(args, (tuple, list)):
         raise TypeError("args must be a tuple, not %r" % (type(args).__name__,))
-    args = tuple(args)
-    n_q = positive_int(n_q, "n_q")
-    batch_size = positive_int(batch_size, "batch_size")
-    discard = int(discard)
-    thin = positive_int(thin, "thin", allow_none=False)
-    if discard < 0:
-        raise ValueError("discard must be >= 0, not %d" % discard)
-    for name, v in (("f_err", f_err), ("f_eva", f_eva)):
-        if v is not None and not 0 < v < 1:
-            raise ValueError("%s must be in (0, 1), not %r" % (name, v))
+    settings = check_settings(method=method, n_q=n_q, seed=seed, bounds=bounds, pool=pool,
+                              progress=progress, discard=discard, thin=thin, independent=independent,
+                              ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
+                              cross_fit=cross_fit)
+    dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
+    stop = threading.Event()
+    fn = batch_function(log_prob, vectorize, tuple(args), kwargs, settings.pool, stop)
+    return estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels)
 
-    x, lp, src_ncall = draws_of(samples, log_prob_samples, chain_axis, discard, thin)
+
+def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
+             lp: Optional[np.ndarray], settings: EvidenceSettings, src_ncall: Optional[int] = None,
+             *, stop: Optional[threading.Event] = None, labels: Optional[Sequence[str]] = None,
+             desc: str = "gbs.evidence") -> Result:
+    """The library call: ln Z from (chains, draws, d) draws x (checked, C
+    order) and their log p (or None), with ``batch_fn(points, out)``
+    writing log p of an (n, d) batch into out; and the Result.
+
+    ``stop`` is the event a per-point loop or a pool polls (set on
+    Ctrl-C). ``labels`` names the d coordinates (for Result.plot).
+    """
     nc, nd, d = x.shape
-    if ncall is None:
-        ncall = src_ncall
-    lower = upper = None
-    if bounds is not None:
-        lower, upper = bounds_arrays(bounds, d)
-    seed = seed_value(seed)
-
-    cb = BatchCallback(None, interruptible=pool is None)
-    cb.batch_fn = batch_function(log_prob, vectorize, args, kwargs, pool, cb.stop)
-
-    opt = _lib.new_struct(_lib.EvidenceOptions)
-    opt.method = _lib.METHODS[method]
-    opt.independent = int(bool(independent))
-    opt.verbose = int(bool(progress))
-    opt.n_q = n_q
-    opt.batch_size = batch_size
-    opt.ncall = int(ncall or 0)
-    opt.seed = seed
-    opt.f_err = float(f_err or 0)
-    opt.f_eva = float(f_eva or 0)
-    opt.lower, opt.upper = ptr(lower), ptr(upper)
-    opt.cross_fit = 0 if cross_fit else 1
-    token = _lib.CancelToken()
-    opt.cancel = token.handle
+    ncall = settings.ncall if settings.ncall is not None else src_ncall
+    packed = PackedOptions(settings, d, ncall)
+    cb = BatchCallback(batch_fn, interruptible=settings.pool is None)
+    if stop is not None:
+        cb.stop = stop
     res = _lib.new_struct(_lib.CResult)
     trace = (_lib.TracePoint * _TRACE_CAP)()
 
     def call():
         err = _lib.new_error()
-        status = _lib.lib.gbs_evidence(cb.cfunc, None, ptr(x), nc, nd, d, ptr(lp), ctypes.byref(opt),
+        status = _lib.lib.gbs_evidence(cb.cfunc, None, ptr(x), nc, nd, d, ptr(lp), packed.byref(),
                                        ctypes.byref(res), trace, _TRACE_CAP, ctypes.byref(err))
         return status, err
 
-    with Progress(progress, "gbs.evidence") as bar:
+    plan = planned_evaluations(settings, nc * nd, lp is not None, ncall)
+    with Progress(settings.progress, desc, total=plan) as bar:
         cb.progress = bar if bar.bar is not None else None
         try:
-            run(call, callbacks=[cb], token=token)
+            run(call, callbacks=[cb], token=packed.token)
         finally:
             warnings = _lib.take_warnings(res.warnings, res.n_warnings)
             res.warnings = None
@@ -208,13 +225,41 @@ def evidence(log_prob, samples, *, log_prob_samples=None, vectorize=False, args=
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), warnings, tr,
-                    seed=seed, n_chains=nc, n_draws=nd, dim=d)
-    result._context = {"x": x, "seed": seed, "lower": lower, "upper": upper,
-                       "independent": bool(independent)}
+                    seed=packed.seed, n_chains=nc, n_draws=nd, dim=d)
+    result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
+                       "independent": settings.independent,
+                       "labels": None if labels is None else list(labels)}
     return result
 
 
-def batch_function(log_prob, vectorize, args, kwargs, pool, stop):
+def planned_evaluations(s: EvidenceSettings, n: int, have_lp: bool, ncall: Optional[int]
+                        ) -> Tuple[int, int]:
+    """Log-density evaluations the library will make for n draws: (the
+    planned number, the most the adaptive n_q rule may add to it).
+
+    Mirrors gbs/evidence.go: the bridge evaluates log p at the draws it
+    estimates with (all of them with cross-fitting, half in one pass) unless
+    given, and n_q proposal draws, n_q = the draws estimated with unless
+    set; the adaptive rule may then raise n_q up to the share f_eva of all
+    evaluations (the sampler's ncall, default 10 per draw)."""
+    half = n // 2
+    if s.method == "is":
+        return (s.n_q or n), 0
+    if s.method == "hm":
+        return (0 if have_lp else n - half), 0
+    cross = s.method == "bridge" and s.cross_fit
+    used = n if cross else n - half
+    plan = (0 if have_lp else used) + (s.n_q or used)
+    if s.n_q:
+        return plan, 0
+    f_eva = s.f_eva or 0.1
+    budget = f_eva / (1 - f_eva) * (ncall or 10 * n)
+    return plan, max(0, int(budget) - used)
+
+
+def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[Any, ...],
+                   kwargs: Dict[str, Any], pool: Any, stop: threading.Event
+                   ) -> Callable[[np.ndarray, np.ndarray], None]:
     """``f(x, out)``: log p of the (n, d) points x into out, calling
     log_prob as the user declared it (serially, or through pool); a serial
     per-point loop raises KeyboardInterrupt at the next point once stop is
@@ -235,105 +280,3 @@ def batch_function(log_prob, vectorize, args, kwargs, pool, stop):
                 raise KeyboardInterrupt
             out[i] = scalar_value(log_prob(row, *args, **kwargs))
     return per_point
-
-
-def _is_emcee(samples):
-    return hasattr(samples, "get_chain") and hasattr(samples, "get_log_prob")
-
-
-def _is_gbs_samples(samples):
-    return (hasattr(samples, "draws") and hasattr(samples, "log_prob")
-            and not callable(getattr(samples, "log_prob")))
-
-
-def draws_of(samples, log_prob_samples=None, chain_axis=0, discard=0, thin=1):
-    """The draws as a C-contiguous (chains, draws, d) float64 array (the
-    caller's memory when it already is one), their log p as (chains, draws)
-    or None, and the sampler's number of log-density evaluations or None."""
-    ncall = None
-    if _is_emcee(samples):
-        if log_prob_samples is not None:
-            raise ValueError("log_prob_samples: the log-probabilities are taken from the emcee sampler")
-        chain = samples.get_chain(discard=discard, thin=thin)
-        if chain is None or np.size(chain) == 0:
-            raise ValueError("the emcee sampler holds no steps after discard=%d (it ran %d)"
-                             % (discard, getattr(samples, "iteration", 0)))
-        x = np.transpose(np.asarray(chain, dtype=np.float64), (1, 0, 2))
-        lp = np.transpose(np.asarray(samples.get_log_prob(discard=discard, thin=thin), dtype=np.float64))
-        steps = getattr(samples, "iteration", None)
-        if steps:
-            ncall = int(steps) * x.shape[0]
-        x, lp = as_c(x), as_c(lp)
-        _check_lp(x, lp, "the emcee sampler's log-probabilities")
-        return _checked(x), _checked_lp(lp), ncall
-    if _is_gbs_samples(samples):
-        if log_prob_samples is not None:
-            raise ValueError("log_prob_samples: the log-probabilities are taken from %s"
-                             % type(samples).__name__)
-        x = as_c(samples.draws, "samples.draws")
-        lp = as_c(samples.log_prob, "samples.log_prob")
-        if x.ndim != 3 or lp.shape != x.shape[:2]:
-            raise ValueError("%s: draws must have shape (chains, draws, d) and log_prob "
-                             "(chains, draws), not %s and %s" % (type(samples).__name__, x.shape, lp.shape))
-        ncall = getattr(samples, "ncall", None)
-        x, lp = x[:, discard::thin], lp[:, discard::thin]
-        return _checked(as_c(x)), _checked_lp(as_c(lp)), ncall
-    x = as_c(samples, "samples")
-    lp = None if log_prob_samples is None else as_c(log_prob_samples, "log_prob_samples")
-    if x.ndim == 1:
-        x = x.reshape(-1, 1)
-    if x.ndim == 2:
-        x = x.reshape(1, *x.shape)
-        if lp is not None:
-            if lp.size != x.shape[1] or lp.ndim > 2:
-                raise ValueError("log_prob_samples has shape %s; the samples of shape %s need (%d,)"
-                                 % (lp.shape, x.shape[1:], x.shape[1]))
-            lp = lp.reshape(1, -1)
-    elif x.ndim == 3:
-        if chain_axis == 1:
-            x = as_c(np.transpose(x, (1, 0, 2)))
-            if lp is not None:
-                if lp.shape != (x.shape[1], x.shape[0]):
-                    raise ValueError("log_prob_samples has shape %s; samples of shape (draws, chains, "
-                                     "d) = %s need (draws, chains) = %s"
-                                     % (lp.shape, (x.shape[1], x.shape[0], x.shape[2]),
-                                        (x.shape[1], x.shape[0])))
-                lp = as_c(lp.T)
-        elif lp is not None and lp.shape != x.shape[:2]:
-            raise ValueError("log_prob_samples has shape %s; samples of shape (chains, draws, d) = "
-                             "%s need (chains, draws) = %s" % (lp.shape, x.shape, x.shape[:2]))
-    else:
-        raise ValueError("samples must have shape (n, d), (n,) for d = 1, or 3 axes (chains "
-                         "and draws, then d), not %s" % (x.shape,))
-    if discard or thin != 1:
-        x = as_c(x[:, discard::thin])
-        lp = None if lp is None else as_c(lp[:, discard::thin])
-    return _checked(x), _checked_lp(lp), ncall
-
-
-def _check_lp(x, lp, what):
-    if lp.shape != x.shape[:2]:
-        raise ValueError("%s have shape %s, the draws %s" % (what, lp.shape, x.shape))
-
-
-def _checked(x):
-    nc, nd, d = x.shape
-    if d == 0 or nc == 0 or nd == 0:
-        raise ValueError("samples of shape %s hold no draws" % (x.shape,))
-    if nc * nd <= d:
-        hint = " (is the array transposed? samples are (n, d), one draw per row)" if nc == 1 else ""
-        raise ValueError("%d draws of dimension %d are too few to estimate ln Z%s" % (nc * nd, d, hint))
-    if not np.isfinite(x).all():
-        c, t, k = np.argwhere(~np.isfinite(x))[0]
-        raise ValueError("samples: value %r at chain %d, draw %d, coordinate %d; every value must be "
-                         "finite" % (float(x[c, t, k]), c, t, k))
-    return x
-
-
-def _checked_lp(lp):
-    """log p at the draws: finite (a draw of p has p > 0)."""
-    if lp is not None and not np.isfinite(lp).all():
-        c, t = np.argwhere(~np.isfinite(lp))[0]
-        raise ValueError("log_prob_samples: log p = %r at chain %d, draw %d; the log-probabilities "
-                         "of the draws must be finite" % (float(lp[c, t]), c, t))
-    return lp

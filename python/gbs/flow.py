@@ -8,6 +8,7 @@ import numpy as np
 from . import _lib
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
 from ._callbacks import run
+from ._memory import empty
 
 _WHITEN = {"cholesky": 0, "pca": 1, "none": 2}
 _ROTATION = {"max-sliced": 0, "random": 1}
@@ -116,11 +117,11 @@ class Flow:
         if rotation not in _ROTATION:
             raise ValueError("rotation must be one of %s, not %r" % (sorted(_ROTATION), rotation))
         opt = _lib.new_struct(_lib.FlowOptions)
-        opt.max_layers = positive_int(max_layers, "max_layers")
-        opt.layers = positive_int(layers, "layers")
-        opt.directions = positive_int(directions, "directions")
-        opt.knots = positive_int(knots, "knots")
-        opt.threads = positive_int(threads, "threads")
+        opt.max_layers = positive_int(max_layers, "max_layers", bits=32)
+        opt.layers = positive_int(layers, "layers", bits=32)
+        opt.directions = positive_int(directions, "directions", bits=32)
+        opt.knots = positive_int(knots, "knots", bits=32)
+        opt.threads = positive_int(threads, "threads", bits=32)
         opt.whiten = _WHITEN[whiten]
         opt.rotation = _ROTATION[rotation]
         if conditional not in _CONDITIONAL:
@@ -211,8 +212,9 @@ class Flow:
         n = int(n)
         if n < 0:
             raise ValueError("n must be >= 0, not %d" % n)
-        x = np.empty((n, self.dim))
-        lq = np.empty(n)
+        what = "n = %d draws of dimension %d" % (n, self.dim)
+        x = empty((n, self.dim), what)
+        lq = empty(n, what)
         if n:
             _lib.call(_lib.lib.gbs_flow_sample, self._handle, n, seed_value(seed), ptr(x), ptr(lq))
         return (x, lq) if return_log_prob else x

@@ -178,12 +178,16 @@ class Result:
         ----------
         exact : float, optional
             A reference ln Z, drawn as a horizontal line.
-        dims : sequence of int, optional
-            Coordinates in the corner plot; default the first four.
+        dims : sequence of int or str, optional
+            Coordinates in the corner plot, by index or (for ArviZ input
+            and the adapters) by column name such as ``"sigma"`` or
+            ``"b[1]"``; default the first four. The figure's title says
+            which are shown.
         n : int
             Points of each kind in the corner plot.
         labels : sequence of str, optional
-            Names of the coordinates in ``dims``.
+            Names of the coordinates in ``dims`` (default: the column names
+            when known, else x_i).
         fig : matplotlib.figure.Figure, optional
             Figure to draw into (default: a new one).
 
@@ -205,17 +209,26 @@ class Result:
             return fig
         x = ctx["x"].reshape(-1, ctx["x"].shape[2])
         d = x.shape[1]
-        dims = list(range(min(4, d))) if dims is None else [int(i) for i in dims]
+        names = ctx.get("labels")
+        if dims is None:
+            dims = list(range(min(4, d)))
+        else:
+            dims = [_dim_index(i, names, d) for i in dims]
         if not dims or min(dims) < 0 or max(dims) >= d:
             raise ValueError("dims must be coordinates in 0..%d, not %r" % (d - 1, dims))
         if labels is None:
-            labels = ["$x_{%d}$" % i for i in dims]
+            labels = [names[i] if names else "$x_{%d}$" % i for i in dims]
+        elif len(labels) != len(dims):
+            raise ValueError("labels: %d names for %d coordinates (dims)" % (len(labels), len(dims)))
         k = len(dims)
         p = x[np.random.default_rng(0).choice(len(x), size=min(n, len(x)), replace=False)]
         q = self.proposal_draws(n)
         size = 2.2 * k + 1.6
-        fig = fig or plt.figure(figsize=(size, size + 2.2))
-        grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.2], hspace=0.45, wspace=0.3)
+        fig = fig or plt.figure(figsize=(size, size + 2.6))
+        height = fig.get_size_inches()[1]
+        # Room above the grid for the title and the legend (0.6 inch).
+        grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.2], hspace=0.45, wspace=0.3,
+                                top=1 - 0.6 / height, bottom=0.55 / height)
         for i, a in enumerate(dims):
             for j, b in enumerate(dims[: i + 1]):
                 ax = fig.add_subplot(grid[i, j])
@@ -227,8 +240,6 @@ class Result:
                     ax.hist(q[:, a], bins=bins, density=True, histtype="step", color="C1",
                             label="proposal q")
                     ax.set_yticks([])
-                    if i == 0:
-                        ax.legend(fontsize=7, loc="upper left", frameon=False)
                 else:
                     ax.plot(q[:, b], q[:, a], ".", ms=1.5, alpha=0.35, color="C1", rasterized=True)
                     ax.plot(p[:, b], p[:, a], ".", ms=1.5, alpha=0.35, color="C0", rasterized=True)
@@ -236,6 +247,17 @@ class Result:
                         ax.set_ylabel(labels[i])
                 if i == k - 1:
                     ax.set_xlabel(labels[j])
+        # The legend and which coordinates are shown go above the grid, not
+        # over a histogram.
+        shown = ", ".join(str(i) for i in dims)
+        title = ("coordinates %s of %d" % (shown, d) if k < d else "all %d coordinates" % d)
+        if k < d:
+            title += " (choose with dims=)"
+        fig.suptitle(title, fontsize=9, y=1 - 0.08 / height, va="top")
+        handles = [plt.Line2D([], [], color="C0", label="posterior draws"),
+                   plt.Line2D([], [], color="C1", label="proposal q")]
+        fig.legend(handles=handles, loc="upper center", ncol=2, fontsize=8, frameon=False,
+                   bbox_to_anchor=(0.5, 1 - 0.28 / height))
         self._plot_trace(fig.add_subplot(grid[k, :]), exact)
         return fig
 
@@ -256,6 +278,19 @@ class Result:
 _METHOD_TITLES = {"bridge": "Gaussianized bridge sampling", "is": "importance sampling",
                   "hm": "reciprocal importance sampling (harmonic mean)",
                   "warp3": "warp-III bridge sampling"}
+
+
+def _dim_index(i, names, d):
+    """A coordinate of the plot, given by index or by column name."""
+    if isinstance(i, str):
+        if not names or i not in names:
+            raise ValueError("dims: no coordinate named %r%s" % (
+                i, "" if not names else " (the names are %s)" % ", ".join(names[:12])))
+        return names.index(i)
+    k = int(i)
+    if k != i:
+        raise ValueError("dims must be coordinates in 0..%d, not %r" % (d - 1, i))
+    return k
 
 
 def fit_half(x):

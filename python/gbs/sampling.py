@@ -8,6 +8,7 @@ import numpy as np
 from . import _lib
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradCallback, run
+from ._memory import empty
 from .evidence import batch_function
 
 _METRICS = {"diag": 0, "dense": 1, "unit": 2}
@@ -138,8 +139,9 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     opt.lower, opt.upper = ptr(lo), ptr(hi)
     token = _lib.CancelToken()
     opt.cancel = token.handle
-    draws = np.empty((nc, n_draws, d))
-    logp = np.empty((nc, n_draws))
+    what = "n_chains × n_draws = %d × %d draws of dimension %d" % (nc, n_draws, d)
+    draws = empty((nc, n_draws, d), what)
+    logp = empty((nc, n_draws), what)
     stats = (_lib.NutsChainStats * nc)()
     for s in stats:
         s.size = ctypes.sizeof(_lib.NutsChainStats)

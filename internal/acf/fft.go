@@ -1,4 +1,4 @@
-package gbs
+package acf
 
 import (
 	"math"
@@ -6,11 +6,11 @@ import (
 	"sync"
 )
 
-// fft is an in-place iterative radix-2 complex FFT of a fixed power-of-two
-// length. gonum's FFTPACK port handles any length but is several times
+// FFT is an in-place iterative radix-2 complex FFT of a fixed power-of-two
+// length. It is safe for concurrent use: its tables are read only. gonum's FFTPACK port handles any length but is several times
 // slower at the lengths autocorrelation needs (2^15 to 2^22), where this
 // transform dominates the cost of the error estimate.
-type fft struct {
+type FFT struct {
 	n int
 	// twiddle holds each stage's factors contiguously, so the butterfly
 	// loop reads memory in order: stage with half-size h uses
@@ -21,22 +21,24 @@ type fft struct {
 
 // fftCache keeps the tables of each length: they cost as much to build as
 // a transform, and the same lengths recur across calls.
-var fftCache sync.Map // int -> *fft
+var fftCache sync.Map // int -> *FFT
 
-func newFFT(n int) *fft {
+// NewFFT returns the transform of length n, which must be a power of two
+// of at least 2 (a programming error otherwise: it panics).
+func NewFFT(n int) *FFT {
 	if f, ok := fftCache.Load(n); ok {
-		return f.(*fft)
+		return f.(*FFT)
 	}
 	f := buildFFT(n)
 	fftCache.Store(n, f)
 	return f
 }
 
-func buildFFT(n int) *fft {
+func buildFFT(n int) *FFT {
 	if n < 2 || n&(n-1) != 0 {
-		panic("gbs: fft length must be a power of two >= 2")
+		panic("acf: FFT length must be a power of two >= 2")
 	}
-	f := &fft{n: n, twiddle: make([]complex128, n-1), rev: make([]int32, n)}
+	f := &FFT{n: n, twiddle: make([]complex128, n-1), rev: make([]int32, n)}
 	for h := 1; h < n; h <<= 1 {
 		for k := 0; k < h; k++ {
 			s, c := math.Sincos(-math.Pi * float64(k) / float64(h))
@@ -50,9 +52,16 @@ func buildFFT(n int) *fft {
 	return f
 }
 
-// transform replaces x by its discrete Fourier transform; inverse selects
-// the unnormalized inverse transform, computed as conj(F(conj x)).
-func (f *fft) transform(x []complex128, inverse bool) {
+// Len returns the length of the transform.
+func (f *FFT) Len() int { return f.n }
+
+// Transform replaces x, of length Len, by its discrete Fourier transform
+// X_k = Σ_j x_j e^{-2πijk/n}; inverse selects the unnormalized inverse
+// transform (a factor n larger than the inverse), computed as conj(F(conj x)).
+func (f *FFT) Transform(x []complex128, inverse bool) {
+	if len(x) != f.n {
+		panic("acf: FFT.Transform: length differs from the transform's")
+	}
 	if inverse {
 		conjugate(x)
 	}

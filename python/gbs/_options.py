@@ -1,0 +1,96 @@
+"""The options of an evidence computation: checked once, packed into the
+library's struct, shared by :func:`gbs.evidence` and the adapters
+(:func:`gbs.from_pymc`, :func:`gbs.from_numpyro`)."""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+import numpy as np
+
+from . import _lib
+from ._arrays import bounds_arrays, positive_int, ptr, seed_value
+
+ProgressArg = Union[bool, Callable[[str], Any]]
+
+
+@dataclass
+class EvidenceSettings:
+    """What :func:`gbs.evidence` does with the draws, whatever they came
+    from: the checked keyword arguments of the estimator."""
+
+    method: str = "bridge"
+    n_q: int = 0          # 0: the adaptive rule
+    seed: Any = None      # as given; resolved by resolve_seed()
+    bounds: Any = None
+    pool: Any = None
+    progress: ProgressArg = False
+    discard: int = 0
+    thin: int = 1
+    independent: bool = False
+    ncall: Optional[int] = None
+    batch_size: int = 0   # 0: the library's default
+    f_err: float = 0.0    # 0: the library's default
+    f_eva: float = 0.0
+    cross_fit: bool = True
+
+
+def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any = None,
+                   bounds: Any = None, pool: Any = None, progress: ProgressArg = False,
+                   discard: int = 0, thin: int = 1, independent: bool = False,
+                   ncall: Optional[int] = None, batch_size: Optional[int] = None,
+                   f_err: Optional[float] = None, f_eva: Optional[float] = None,
+                   cross_fit: bool = True) -> EvidenceSettings:
+    """The estimator's keyword arguments, checked: a ValueError or
+    TypeError naming the argument for a bad one. Adapters pass their
+    ``**evidence_kwargs`` here, so an unknown name is a TypeError."""
+    if method not in _lib.METHODS:
+        raise ValueError("method must be one of %s, not %r" % (", ".join(map(repr, _lib.METHODS)), method))
+    discard_i = int(discard)
+    if discard_i != discard or discard_i < 0:
+        raise ValueError("discard must be an integer >= 0, not %r" % (discard,))
+    for name, v in (("f_err", f_err), ("f_eva", f_eva)):
+        if v is not None and not 0 < v < 1:
+            raise ValueError("%s must be in (0, 1), not %r" % (name, v))
+    if ncall is not None:
+        if int(ncall) != ncall or ncall < 0:
+            raise ValueError("ncall must be an integer >= 0, not %r" % (ncall,))
+        ncall = int(ncall)
+    return EvidenceSettings(
+        method=method, n_q=positive_int(n_q, "n_q"), seed=seed, bounds=bounds, pool=pool,
+        progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
+        independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
+        f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit))
+
+
+class PackedOptions:
+    """The library's GbsEvidenceOptions for draws of dimension d, with the
+    arrays its pointers refer to (kept alive by this object) and the seed
+    actually used."""
+
+    def __init__(self, s: EvidenceSettings, d: int, ncall: Optional[int]):
+        self.lower: Optional[np.ndarray] = None
+        self.upper: Optional[np.ndarray] = None
+        if s.bounds is not None:
+            self.lower, self.upper = bounds_arrays(s.bounds, d)
+        self.seed: int = seed_value(s.seed)
+        self.token = _lib.CancelToken()
+        opt = _lib.new_struct(_lib.EvidenceOptions)
+        opt.method = _lib.METHODS[s.method]
+        opt.independent = int(s.independent)
+        opt.verbose = int(bool(s.progress))
+        opt.n_q = s.n_q
+        opt.batch_size = s.batch_size
+        opt.ncall = int(ncall or 0)
+        opt.seed = self.seed
+        opt.f_err = s.f_err
+        opt.f_eva = s.f_eva
+        opt.lower, opt.upper = ptr(self.lower), ptr(self.upper)
+        opt.cross_fit = 0 if s.cross_fit else 1
+        opt.cancel = self.token.handle
+        self.struct = opt
+
+    def byref(self) -> Any:
+        return ctypes.byref(self.struct)

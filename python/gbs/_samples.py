@@ -1,0 +1,258 @@
+"""Draws in every form gbs.evidence accepts, as one C-contiguous
+(chains, draws, d) float64 array: arrays, emcee samplers, gbs.Samples, and
+ArviZ / xarray objects.
+
+ArviZ input is flattened this way (documented in gbs.evidence and
+docs/python.md): the variables in the order of ``var_names`` (default: the
+order of the posterior group), each variable's non-sample axes flattened
+in C order (last axis fastest), so a (chain, draw, 2, 3) variable ``b``
+gives the six columns b[0,0], b[0,1], b[0,2], b[1,0], ... The chains
+stay chains.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._arrays import as_c
+
+SAMPLE_DIMS = ("chain", "draw")
+
+
+def is_inference_data(obj: Any) -> bool:
+    """An ArviZ InferenceData, or an xarray DataTree with a posterior group
+    (ArviZ >= 1.0)."""
+    return hasattr(obj, "posterior") and not hasattr(obj, "get_chain") and not _is_gbs_samples(obj)
+
+
+def is_xarray_dataset(obj: Any) -> bool:
+    return hasattr(obj, "data_vars") and hasattr(obj, "dims")
+
+
+def is_xarray_dataarray(obj: Any) -> bool:
+    return (hasattr(obj, "dims") and hasattr(obj, "values") and hasattr(obj, "coords")
+            and not hasattr(obj, "data_vars"))
+
+
+def _is_emcee(samples: Any) -> bool:
+    return hasattr(samples, "get_chain") and hasattr(samples, "get_log_prob")
+
+
+def _is_gbs_samples(samples: Any) -> bool:
+    return (hasattr(samples, "draws") and hasattr(samples, "log_prob")
+            and not callable(getattr(samples, "log_prob")))
+
+
+def posterior_columns(posterior: Any, var_names: Optional[Sequence[str]] = None
+                      ) -> Tuple[np.ndarray, List[str]]:
+    """The variables of an xarray Dataset with (chain, draw) dimensions as
+    one (chains, draws, d) float64 array, and the name of each column
+    (``"b[1, 0]"`` for an element of a matrix)."""
+    names = list(posterior.data_vars) if var_names is None else _names(var_names)
+    if not names:
+        raise ValueError("the posterior holds no variables")
+    missing = [n for n in names if n not in posterior.data_vars]
+    if missing:
+        raise ValueError("var_names: %s not in the posterior (it has %s)"
+                         % (", ".join(map(repr, missing)), ", ".join(map(repr, posterior.data_vars))))
+    blocks = []
+    labels: List[str] = []
+    for name in names:
+        da = posterior[name]
+        if tuple(da.dims[:2]) != SAMPLE_DIMS:
+            if set(SAMPLE_DIMS) <= set(da.dims):
+                rest = [dim for dim in da.dims if dim not in SAMPLE_DIMS]
+                da = da.transpose(*SAMPLE_DIMS, *rest)
+            else:
+                raise ValueError("posterior variable %r has dimensions %s; ArviZ draws need "
+                                 "'chain' and 'draw'" % (name, tuple(da.dims)))
+        a = np.asarray(da.values)
+        if a.dtype == bool or not np.issubdtype(a.dtype, np.number):
+            raise ValueError("posterior variable %r has dtype %s; only numbers can be flattened"
+                             % (name, a.dtype))
+        shape = a.shape[2:]
+        blocks.append(a.reshape(a.shape[0], a.shape[1], -1).astype(np.float64))
+        if shape:
+            labels += ["%s[%s]" % (name, ", ".join(map(str, idx))) for idx in np.ndindex(*shape)]
+        else:
+            labels.append(name)
+    return as_c(np.concatenate(blocks, axis=2)), labels
+
+
+def _names(var_names: Any) -> List[str]:
+    if isinstance(var_names, str):
+        return [var_names]
+    return [str(v) for v in var_names]
+
+
+def _dataarray_error(da: Any) -> ValueError:
+    dims = tuple(da.dims)
+    name = getattr(da, "name", None) or "x"
+    if set(dims) == set(SAMPLE_DIMS):
+        return ValueError(
+            "samples is an xarray DataArray %r with dimensions %s and no parameter axis: it is "
+            "one scalar variable, not draws of a d-dimensional point. Pass the InferenceData "
+            "(or idata.posterior) and choose the variables with var_names=[%r, ...]; they are "
+            "flattened in that order into the columns log_prob receives" % (name, dims, name))
+    return ValueError(
+        "samples is an xarray DataArray %r with dimensions %s; pass the InferenceData (or "
+        "idata.posterior) with var_names=[...], or an array of shape (chains, draws, d)"
+        % (name, dims))
+
+
+def xarray_draws(samples: Any, var_names: Optional[Sequence[str]]
+                 ) -> Optional[Tuple[np.ndarray, List[str]]]:
+    """(chains, draws, d) draws and column names from an InferenceData, an
+    xarray Dataset or DataArray; None for anything else."""
+    if is_inference_data(samples):
+        try:
+            posterior = samples.posterior
+        except (AttributeError, KeyError):
+            posterior = None
+        if posterior is None:
+            raise ValueError("the %s has no posterior group" % type(samples).__name__)
+        if not is_xarray_dataset(posterior) and hasattr(posterior, "to_dataset"):
+            posterior = posterior.to_dataset()  # a DataTree node
+        return posterior_columns(posterior, var_names)
+    if is_xarray_dataset(samples):
+        return posterior_columns(samples, var_names)
+    if is_xarray_dataarray(samples):
+        dims = tuple(samples.dims)
+        if len(dims) <= 2 or not set(SAMPLE_DIMS) <= set(dims):
+            raise _dataarray_error(samples)
+        name = samples.name if samples.name is not None else "x"
+        return posterior_columns(samples.to_dataset(name=name), None)
+    return None
+
+
+class Draws(NamedTuple):
+    x: np.ndarray                 # (chains, draws, d), C order, finite
+    lp: Optional[np.ndarray]      # (chains, draws) log p, or None
+    ncall: Optional[int]          # the sampler's log-density evaluations
+    labels: Optional[List[str]]   # names of the d columns, when known
+
+
+def draws_of(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, discard: int = 0,
+             thin: int = 1, var_names: Optional[Sequence[str]] = None
+             ) -> Tuple[np.ndarray, Optional[np.ndarray], Optional[int]]:
+    """The draws as a C-contiguous (chains, draws, d) float64 array (the
+    caller's memory when it already is one), their log p as (chains, draws)
+    or None, and the sampler's number of log-density evaluations or None."""
+    dr = normalize(samples, log_prob_samples, chain_axis, discard, thin, var_names)
+    return dr.x, dr.lp, dr.ncall
+
+
+def normalize(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, discard: int = 0,
+              thin: int = 1, var_names: Optional[Sequence[str]] = None) -> Draws:
+    """draws_of, with the names of the columns of ArviZ input."""
+    x, lp, ncall, labels = _normalize(samples, log_prob_samples, chain_axis, discard, thin, var_names)
+    return Draws(x, lp, ncall, labels)
+
+
+def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: int, thin: int,
+               var_names: Optional[Sequence[str]]
+               ) -> Tuple[np.ndarray, Optional[np.ndarray], Optional[int], Optional[List[str]]]:
+    ncall = None
+    xr = xarray_draws(samples, var_names)
+    if xr is None and var_names is not None:
+        raise ValueError("var_names chooses variables of an ArviZ InferenceData or xarray "
+                         "Dataset; samples is a %s" % type(samples).__name__)
+    if xr is not None:
+        x = xr[0]
+        lp = None
+        if log_prob_samples is not None:
+            lp = as_c(log_prob_samples, "log_prob_samples")
+            if is_xarray_dataarray(log_prob_samples) and tuple(log_prob_samples.dims) != SAMPLE_DIMS:
+                lp = as_c(log_prob_samples.transpose(*SAMPLE_DIMS).values)
+            if lp.shape != x.shape[:2]:
+                raise ValueError("log_prob_samples has shape %s; the posterior's (chain, draw) "
+                                 "shape is %s" % (lp.shape, x.shape[:2]))
+        if discard or thin != 1:
+            x = as_c(x[:, discard::thin])
+            lp = None if lp is None else as_c(lp[:, discard::thin])
+        return _checked(x), _checked_lp(lp), ncall, xr[1]
+    if _is_emcee(samples):
+        if log_prob_samples is not None:
+            raise ValueError("log_prob_samples: the log-probabilities are taken from the emcee sampler")
+        chain = samples.get_chain(discard=discard, thin=thin)
+        if chain is None or np.size(chain) == 0:
+            raise ValueError("the emcee sampler holds no steps after discard=%d (it ran %d)"
+                             % (discard, getattr(samples, "iteration", 0)))
+        x = np.transpose(np.asarray(chain, dtype=np.float64), (1, 0, 2))
+        lp = np.transpose(np.asarray(samples.get_log_prob(discard=discard, thin=thin), dtype=np.float64))
+        steps = getattr(samples, "iteration", None)
+        if steps:
+            ncall = int(steps) * x.shape[0]
+        x, lp = as_c(x), as_c(lp)
+        if lp.shape != x.shape[:2]:
+            raise ValueError("the emcee sampler's log-probabilities have shape %s, the draws %s"
+                             % (lp.shape, x.shape))
+        return _checked(x), _checked_lp(lp), ncall, None
+    if _is_gbs_samples(samples):
+        if log_prob_samples is not None:
+            raise ValueError("log_prob_samples: the log-probabilities are taken from %s"
+                             % type(samples).__name__)
+        x = as_c(samples.draws, "samples.draws")
+        lp = as_c(samples.log_prob, "samples.log_prob")
+        if x.ndim != 3 or lp.shape != x.shape[:2]:
+            raise ValueError("%s: draws must have shape (chains, draws, d) and log_prob "
+                             "(chains, draws), not %s and %s" % (type(samples).__name__, x.shape, lp.shape))
+        ncall = getattr(samples, "ncall", None)
+        x, lp = x[:, discard::thin], lp[:, discard::thin]
+        return _checked(as_c(x)), _checked_lp(as_c(lp)), ncall, None
+    x = as_c(samples, "samples")
+    lp = None if log_prob_samples is None else as_c(log_prob_samples, "log_prob_samples")
+    if x.ndim == 1:
+        x = x.reshape(-1, 1)
+    if x.ndim == 2:
+        x = x.reshape(1, *x.shape)
+        if lp is not None:
+            if lp.size != x.shape[1] or lp.ndim > 2:
+                raise ValueError("log_prob_samples has shape %s; the samples of shape %s need (%d,)"
+                                 % (lp.shape, x.shape[1:], x.shape[1]))
+            lp = lp.reshape(1, -1)
+    elif x.ndim == 3:
+        if chain_axis == 1:
+            x = as_c(np.transpose(x, (1, 0, 2)))
+            if lp is not None:
+                if lp.shape != (x.shape[1], x.shape[0]):
+                    raise ValueError("log_prob_samples has shape %s; samples of shape (draws, chains, "
+                                     "d) = %s need (draws, chains) = %s"
+                                     % (lp.shape, (x.shape[1], x.shape[0], x.shape[2]),
+                                        (x.shape[1], x.shape[0])))
+                lp = as_c(lp.T)
+        elif lp is not None and lp.shape != x.shape[:2]:
+            raise ValueError("log_prob_samples has shape %s; samples of shape (chains, draws, d) = "
+                             "%s need (chains, draws) = %s" % (lp.shape, x.shape, x.shape[:2]))
+    else:
+        raise ValueError("samples must have shape (n, d), (n,) for d = 1, or 3 axes (chains "
+                         "and draws, then d), not %s" % (x.shape,))
+    if discard or thin != 1:
+        x = as_c(x[:, discard::thin])
+        lp = None if lp is None else as_c(lp[:, discard::thin])
+    return _checked(x), _checked_lp(lp), ncall, None
+
+
+def _checked(x: np.ndarray) -> np.ndarray:
+    nc, nd, d = x.shape
+    if d == 0 or nc == 0 or nd == 0:
+        raise ValueError("samples of shape %s hold no draws" % (x.shape,))
+    if nc * nd <= d:
+        hint = " (is the array transposed? samples are (n, d), one draw per row)" if nc == 1 else ""
+        raise ValueError("%d draws of dimension %d are too few to estimate ln Z%s" % (nc * nd, d, hint))
+    if not np.isfinite(x).all():
+        c, t, k = np.argwhere(~np.isfinite(x))[0]
+        raise ValueError("samples: value %r at chain %d, draw %d, coordinate %d; every value must be "
+                         "finite" % (float(x[c, t, k]), c, t, k))
+    return x
+
+
+def _checked_lp(lp: Optional[np.ndarray]) -> Optional[np.ndarray]:
+    """log p at the draws: finite (a draw of p has p > 0)."""
+    if lp is not None and not np.isfinite(lp).all():
+        c, t = np.argwhere(~np.isfinite(lp))[0]
+        raise ValueError("log_prob_samples: log p = %r at chain %d, draw %d; the log-probabilities "
+                         "of the draws must be finite" % (float(lp[c, t]), c, t))
+    return lp
