@@ -12,16 +12,18 @@ import (
 // ascent needs of it: its Frobenius norm, W A, an estimate of its spectral
 // norm and the Cayley step.
 //
-// For k = d (d <= 128 by default) W is formed, as a d×d matrix, and the
-// Cayley step solves a d×d system. For 2k < d that costs O(d³) a step
-// while the rest of the search costs O(m d k) for m points: at d = 1000
-// the d×d solve dominated the whole fit. W has rank at most 2k, and with
+// For 2k > d (k = d, d <= 128 by default) W is formed, as a d×d matrix,
+// and the Cayley step solves a d×d system. For 2k <= d that costs O(d³) a
+// step while the rest of the search costs O(m d k) for m points: at
+// d = 1000 the d×d solve dominated the whole fit. W has rank at most 2k, and with
 // U = [G, A] and V = [A, -G] (d×2k), W = U Vᵀ; the Woodbury identity turns
 // the step into a 2k×2k solve (Wen & Yin 2013, Lemma 4):
 //
 //	(I - τ/2 W)⁻¹ (I + τ/2 W) A = A + τ U (I - τ/2 VᵀU)⁻¹ VᵀA,
 //
-// so a step costs O(d k²) and W is never formed.
+// so a step costs O(d k²) and W is never formed (at 2k = d, d = 256 by
+// default, the solve is as large as the full one, but the products run
+// as blocked matrix products instead of the full form's element loops).
 type skew struct {
 	d, k int
 	norm float64 // Frobenius norm
@@ -36,7 +38,7 @@ type skew struct {
 
 // newSkew returns W for the gradient g and frame a (d×k, not copied).
 func newSkew(g, a []float64, d, k int) *skew {
-	if 2*k >= d {
+	if 2*k > d {
 		w, wn := skewGradient(g, a, d, k)
 		return &skew{d: d, k: k, full: w, norm: wn, g: g, a: a}
 	}
