@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime/pprof"
+	"syscall"
 	"time"
 
 	"github.com/gbs-evidence/gbs/flow"
@@ -126,6 +127,15 @@ func (p timedProposal) Sample(dst, logq []float64, rng *rand.Rand) {
 	*p.t += since(t0)
 }
 
+// cpuSeconds is the user + system time of this process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
 // measure runs one evidence call in this process; prof, if not nil,
 // receives a CPU profile of it.
 func measure(d, n int, seed uint64, prof *os.File) Run {
@@ -163,9 +173,11 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 			fail(err)
 		}
 	}
+	c1 := cpuSeconds()
 	t1 := time.Now()
 	res, err := gbs.Evidence(context.Background(), logp, s, set)
 	r.Evidence = since(t1)
+	r.EvidenceCPU = cpuSeconds() - c1
 	if prof != nil {
 		pprof.StopCPUProfile()
 		prof.Close()
