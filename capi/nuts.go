@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/gbs"
@@ -142,37 +143,61 @@ func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChain
 		if f == nil {
 			return argError("f (the log-density-and-gradient callback) is NULL")
 		}
-		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
-		if err != nil {
-			return err
-		}
-		if draws == nil {
-			return argError("draws is NULL")
-		}
-		out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
-		if err != nil {
-			return err
-		}
-		o, err := readOptions(opt, "gbs_nuts_options")
-		if err != nil {
-			return err
-		}
-		s, err := nutsSettings(&o, int(d), int(nChains), int(nDraws))
-		if err != nil {
-			return err
-		}
-		ctx, cancel, err := callContext(o.cancel)
-		if err != nil {
-			return err
-		}
-		defer cancel()
-		r, err := nuts.Sample(ctx, gradDensity(f, u), int(d), &s)
-		if err != nil {
-			return err
-		}
-		out.write(r)
-		return nil
+		return nutsSample(d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+			return nuts.Sample(ctx, gradDensity(f, u), int(d), s)
+		})
 	})
+}
+
+//export gbs_nuts_sample_batch
+func gbs_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_sample_batch", errOut, func() error {
+		if f == nil {
+			return argError("f (the batched log-density-and-gradient callback) is NULL")
+		}
+		return nutsSample(d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+			return nuts.SampleBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
+		})
+	})
+}
+
+// nutsSample is the body of gbs_nuts_sample and gbs_nuts_sample_batch:
+// it checks the arguments, runs the sampler through run and writes the
+// outputs.
+func nutsSample(d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, run func(context.Context, *nuts.Settings) (*nuts.Result, error)) error {
+	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	if err != nil {
+		return err
+	}
+	if draws == nil {
+		return argError("draws is NULL")
+	}
+	out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
+	if err != nil {
+		return err
+	}
+	o, err := readOptions(opt, "gbs_nuts_options")
+	if err != nil {
+		return err
+	}
+	s, err := nutsSettings(&o, int(d), int(nChains), int(nDraws))
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := callContext(o.cancel)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	r, err := run(ctx, &s)
+	if err != nil {
+		return err
+	}
+	out.write(r)
+	return nil
 }
 
 //export gbs_nuts_evidence
@@ -188,37 +213,69 @@ func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nCha
 		if f == nil {
 			return argError("f (the log-density-and-gradient callback) is NULL")
 		}
-		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
-		if err != nil {
-			return err
-		}
-		out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
-		if err != nil {
-			return err
-		}
-		no, err := readOptions(nutsOpt, "gbs_nuts_options")
-		if err != nil {
-			return err
-		}
-		ns, err := nutsSettings(&no, int(d), int(nChains), int(nDraws))
-		if err != nil {
-			return err
-		}
-		eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
-		if err != nil {
-			return err
-		}
-		ctx, cancel, err := callContext(no.cancel, eo.cancel)
-		if err != nil {
-			return err
-		}
-		defer cancel()
-		r, err := gbs.Pipeline(ctx, gradDensity(f, u), int(d), &gbs.PipelineSettings{Sampler: ns, Evidence: es})
-		if err != nil {
-			return err
-		}
-		out.write(r.Sampling)
-		writeResult(result, r.Evidence, tr)
-		return nil
+		return nutsEvidence(d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
+				return gbs.Pipeline(ctx, gradDensity(f, u), int(d), s)
+			})
 	})
+}
+
+//export gbs_nuts_evidence_batch
+func gbs_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
+	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
+	u := uintptr(user)
+	return call("gbs_nuts_evidence_batch", errOut, func() error {
+		if err := startResult(result); err != nil {
+			return err
+		}
+		if f == nil {
+			return argError("f (the batched log-density-and-gradient callback) is NULL")
+		}
+		return nutsEvidence(d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
+				return gbs.PipelineBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
+			})
+	})
+}
+
+// nutsEvidence is the body of gbs_nuts_evidence and
+// gbs_nuts_evidence_batch: it checks the arguments, runs the pipeline
+// through run and writes the outputs.
+func nutsEvidence(d, nChains, nDraws C.int64_t, nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options,
+	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats, run func(context.Context, *gbs.PipelineSettings) (*gbs.PipelineResult, error)) error {
+	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	if err != nil {
+		return err
+	}
+	out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
+	if err != nil {
+		return err
+	}
+	no, err := readOptions(nutsOpt, "gbs_nuts_options")
+	if err != nil {
+		return err
+	}
+	ns, err := nutsSettings(&no, int(d), int(nChains), int(nDraws))
+	if err != nil {
+		return err
+	}
+	eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := callContext(no.cancel, eo.cancel)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	r, err := run(ctx, &gbs.PipelineSettings{Sampler: ns, Evidence: es})
+	if err != nil {
+		return err
+	}
+	out.write(r.Sampling)
+	writeResult(result, r.Evidence, tr)
+	return nil
 }

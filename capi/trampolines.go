@@ -27,6 +27,13 @@ static gbs_grad_return gbs_call_log_density_grad(gbs_log_density_grad_fn f,
 	return r;
 }
 
+static int gbs_call_log_density_grad_batch(gbs_log_density_grad_batch_fn f,
+                                           double *x, int64_t n, int64_t d,
+                                           double *logp, double *grad,
+                                           uintptr_t user) {
+	return f(x, n, d, logp, grad, (void *)user);
+}
+
 static void gbs_call_log(gbs_log_fn f, char *msg, uintptr_t user) {
 	f(msg, (void *)user);
 }
@@ -74,6 +81,22 @@ func gradDensity(f C.gbs_log_density_grad_fn, user uintptr) func(grad, x []float
 			return 0, callbackFailed(r.rc)
 		}
 		return float64(r.logp), nil
+	}
+}
+
+// gradBatchDensity adapts a C batched log-density-and-gradient callback
+// to the Go form.
+func gradBatchDensity(f C.gbs_log_density_grad_batch_fn, user uintptr, d int) func(lp, grad, x []float64) error {
+	return func(lp, grad, x []float64) error {
+		n := len(lp)
+		if n == 0 {
+			return nil
+		}
+		rc := C.gbs_call_log_density_grad_batch(f, cdoubles(x), C.int64_t(n), C.int64_t(d), cdoubles(lp), cdoubles(grad), C.uintptr_t(user))
+		if rc != 0 {
+			return callbackFailed(rc)
+		}
+		return nil
 	}
 }
 

@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -79,6 +80,28 @@ type PipelineResult struct {
 // PipelineMaxRHat, chains stuck at low log p) are reported in
 // Evidence.Warnings; no chain is dropped.
 func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
+	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) { return nuts.Sample(ctx, f, d, s) }
+	return pipeline(ctx, run, gradToBatch(f, d), d, s)
+}
+
+// PipelineBatch is Pipeline with a batched density: the chains advance
+// together and f evaluates one point of each in one call (see
+// nuts.SampleBatch), and the evidence stage evaluates log p through f in
+// batches of Evidence.BatchSize, discarding the gradient. With a batched f
+// that gives each point the per-point values, the result is Pipeline's.
+func PipelineBatch(ctx context.Context, f nuts.BatchLogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
+	if f == nil {
+		return nil, errors.New("gbs: nil batch log density")
+	}
+	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+		return nuts.SampleBatch(ctx, f, d, s)
+	}
+	return pipeline(ctx, run, gradBatchToBatch(f, d), d, s)
+}
+
+// pipeline runs the sampler through sample and the evidence stage with
+// the log density logp.
+func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) (*nuts.Result, error), logp LogDensityFunc, d int, s *PipelineSettings) (*PipelineResult, error) {
 	var cfg PipelineSettings
 	if s != nil {
 		cfg = *s
@@ -94,7 +117,7 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 		return nil, fmt.Errorf("gbs: RetryTargetAccept = %v, want a value in (0, 1), 0 for the default or negative for none", retry)
 	}
 	start := time.Now()
-	draws, err := nuts.Sample(ctx, f, d, &cfg.Sampler)
+	draws, err := sample(ctx, &cfg.Sampler)
 	if err != nil {
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
@@ -103,7 +126,7 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	if n := draws.Divergences(); n > 0 && retry > cfg.Sampler.TargetAccept {
 		again := cfg.Sampler
 		again.TargetAccept = retry
-		draws, err = nuts.Sample(ctx, f, d, &again)
+		draws, err = sample(ctx, &again)
 		if err != nil {
 			return nil, fmt.Errorf("gbs: sampling again at TargetAccept %v: %w", retry, err)
 		}
@@ -116,7 +139,7 @@ func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSett
 	samples := &Samples{Dim: d, Chains: draws.Draws, LogP: draws.LogP, NCall: out.GradCalls}
 	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
 	ev.Concurrent = ev.Concurrent || cfg.Sampler.Threads != 1
-	res, err := Evidence(ctx, gradToBatch(f, d), samples, &ev)
+	res, err := Evidence(ctx, logp, samples, &ev)
 	if err != nil {
 		return nil, err
 	}
@@ -217,5 +240,13 @@ func gradToBatch(f nuts.LogDensityGrad, d int) LogDensityFunc {
 			dst[i] = v
 		}
 		return nil
+	}
+}
+
+// gradBatchToBatch evaluates a batched log-density-and-gradient function
+// as a batch log density, discarding the gradient.
+func gradBatchToBatch(f nuts.BatchLogDensityGrad, d int) LogDensityFunc {
+	return func(dst, x []float64) error {
+		return f(dst, make([]float64, len(dst)*d), x)
 	}
 }

@@ -3,6 +3,7 @@ package gbs_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -246,5 +247,52 @@ func BenchmarkPipeline(b *testing.B) {
 			b.ReportMetric(essLP/n, "ESSlogp/grad")
 			b.ReportMetric(retried/n, "retried/op")
 		})
+	}
+}
+
+// PipelineBatch with a batched density that evaluates point by point gives
+// Pipeline's draws and ln Z bit for bit: the same chains, the same
+// proposal, the same values, in the same order of summation.
+func TestPipelineBatchEqualsPipeline(t *testing.T) {
+	p, err := problems.ByName("funnel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+	var points, batches atomic.Int64
+	bf := func(lp, g, x []float64) error {
+		batches.Add(1)
+		points.Add(int64(len(lp)))
+		d := p.Dim
+		for i := range lp {
+			lp[i] = p.LogProbGrad(g[i*d:(i+1)*d], x[i*d:(i+1)*d])
+		}
+		return nil
+	}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 200, Draws: 300, Seed: 7}}
+	want, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := gbs.PipelineBatch(context.Background(), bf, p.Dim, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range want.Sampling.Draws {
+		if !slices.Equal(got.Sampling.Draws[c], want.Sampling.Draws[c]) {
+			t.Fatalf("chain %d: batched draws differ", c)
+		}
+	}
+	if got.Evidence.LogZ != want.Evidence.LogZ || got.Evidence.LogZErr != want.Evidence.LogZErr || got.GradCalls != want.GradCalls || got.LogDensityCalls != want.LogDensityCalls {
+		t.Errorf("batched: ln Z %v ± %v, calls %d + %d; per point: %v ± %v, calls %d + %d",
+			got.Evidence.LogZ, got.Evidence.LogZErr, got.GradCalls, got.LogDensityCalls,
+			want.Evidence.LogZ, want.Evidence.LogZErr, want.GradCalls, want.LogDensityCalls)
+	}
+	if n := points.Load(); n != got.GradCalls+got.LogDensityCalls {
+		t.Errorf("%d points evaluated, the result counts %d", n, got.GradCalls+got.LogDensityCalls)
+	}
+	t.Logf("%d points in %d calls (%d sampler batches)", points.Load(), batches.Load(), got.Sampling.Batches)
+	if _, err := gbs.PipelineBatch(context.Background(), nil, 2, nil); err == nil {
+		t.Error("nil batch density accepted")
 	}
 }

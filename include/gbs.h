@@ -626,6 +626,55 @@ int gbs_ensemble_evidence(gbs_log_density_fn f, void *user, int64_t d,
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Batched NUTS: the points of all chains in one callback                    */
+/* ------------------------------------------------------------------------ */
+
+/* Batched log density and gradient: at the n points x (n*d doubles,
+ * row-major) write log p into logp[i] and the gradients into grad (n*d
+ * doubles, point i at grad[i*d .. i*d+d-1]).  As for
+ * gbs_log_density_grad_fn, -INFINITY, NaN or a non-finite gradient marks a
+ * point the sampler must not enter.  n >= 1.  x, logp and grad are valid
+ * only during the call.  Return 0, or non-zero to abort.  The sampler never
+ * calls it from two threads at once; the evidence stage of
+ * gbs_nuts_evidence_batch may, as documented there. */
+typedef int (*gbs_log_density_grad_batch_fn)(const double *x, int64_t n,
+                                             int64_t d, double *logp,
+                                             double *grad, void *user);
+
+#ifndef GBS_NO_PROTOTYPES
+/* gbs_nuts_sample with a batched callback: all chains advance together, one
+ * leapfrog step at a time, and each call of f receives the current point of
+ * every chain still sampling (a chain that ends a transition starts its next
+ * one at once; a chain done with its draws leaves the batch), so f is called
+ * about n_draws + warmup times the mean number of leapfrog steps, not
+ * n_chains times that.  The chains are the same as gbs_nuts_sample's: with
+ * an f that gives each point the values the per-point callback gives, the
+ * draws, logp and stats are identical bit for bit for the same options.
+ * opt->concurrent is ignored (f is called from one thread at a time).
+ * Arguments, outputs and errors as for gbs_nuts_sample. */
+int gbs_nuts_sample_batch(gbs_log_density_grad_batch_fn f, void *user,
+                          int64_t d, int64_t n_chains, int64_t n_draws,
+                          const gbs_nuts_options *opt, double *draws,
+                          double *logp, gbs_nuts_chain_stats *stats,
+                          char **err);
+
+/* gbs_nuts_evidence with a batched callback: the sampler as in
+ * gbs_nuts_sample_batch, and the evidence stage evaluates log p through f
+ * in batches of ev_opt->batch_size points (the gradient is computed and
+ * discarded), from several threads at once if nuts_opt->concurrent or
+ * ev_opt->concurrent is set, as in gbs_nuts_evidence.  Arguments, outputs
+ * and errors as for gbs_nuts_evidence; with an f that gives each point the
+ * per-point callback's values the result is gbs_nuts_evidence's. */
+int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user,
+                            int64_t d, int64_t n_chains, int64_t n_draws,
+                            const gbs_nuts_options *nuts_opt,
+                            const gbs_evidence_options *ev_opt,
+                            gbs_result *result, gbs_trace_point *trace,
+                            int64_t trace_cap, double *draws, double *logp,
+                            gbs_nuts_chain_stats *stats, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* Debugging                                                                 */
 /* ------------------------------------------------------------------------ */
 

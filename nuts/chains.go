@@ -131,6 +131,11 @@ type Result struct {
 	// GradCalls is the total number of gradient evaluations, warmup
 	// included.
 	GradCalls int64
+	// Batches is the number of calls of the batched density of
+	// SampleBatch (zero for Sample). A chain that ends a transition
+	// starts the next at once, so it is the largest GradCalls of a
+	// chain, not their sum.
+	Batches int64
 	// RHatLogP is R-hat (see RHat) of log p across the chains' kept
 	// draws: near 1 when the chains agree, above 1.01 to 1.05 when they
 	// have not mixed. It is NaN with fewer than 4 draws per chain or when
@@ -302,6 +307,12 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 	if f == nil {
 		return nil, errors.New("nuts: nil log density")
 	}
+	return sample(ctx, density(f), nil, d, s)
+}
+
+// sample runs Sample with the per-point density f, or SampleBatch with the
+// batched density bf when f is nil.
+func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Settings) (*Result, error) {
 	cfg, err := newConfig(d, s)
 	if err != nil {
 		return nil, err
@@ -319,7 +330,6 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 		LogP:   make([][]float64, cfg.Chains),
 		Chains: make([]ChainStats, cfg.Chains),
 	}
-	fd := density(f)
 	var box *boxMap
 	if cfg.Box == BoxTransform && (cfg.Lower != nil || cfg.Upper != nil) {
 		box = newBoxMap(cfg.Lower, cfg.Upper, d)
@@ -336,9 +346,18 @@ func Sample(ctx context.Context, f LogDensityGrad, d int, s *Settings) (*Result,
 		// Starting points then come from (-2, 2) in u, Stan's convention.
 		cfg.Lower, cfg.Upper = nil, nil
 	}
-	errs := forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
-		return runChain(done, c, fd, box, d, cfg, res)
-	})
+	var errs []error
+	if bf != nil {
+		b := newBatchRun(bf, d, cfg.Chains)
+		errs = b.run(ctx, cfg.Chains, func(done <-chan struct{}, c int, f density) error {
+			return runChain(done, c, f, box, d, cfg, res)
+		})
+		res.Batches = b.calls
+	} else {
+		errs = forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
+			return runChain(done, c, f, box, d, cfg, res)
+		})
+	}
 	if err := firstError(ctx, errs); err != nil {
 		return nil, err
 	}

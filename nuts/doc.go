@@ -51,6 +51,14 @@
 // first error returned by the density stops every chain; cancelling the
 // context stops them within a few leapfrog steps.
 //
+// SampleBatch runs the same chains with a batched density, for targets
+// whose evaluation has a high fixed cost per call (a Python or GPU
+// function): the chains run as coroutines that advance together one
+// leapfrog step at a time, and one call evaluates the current point of
+// every chain still sampling. Each chain's computation is unchanged, so a
+// batched density that gives each point the per-point values gives the
+// draws of Sample bit for bit.
+//
 // ESS computes the multi-chain effective sample size with Geyer's initial
 // monotone sequence, for Monte Carlo standard errors of the draws.
 //

@@ -43,6 +43,33 @@ func ExampleSample() {
 	// 4000 draws, mean (1.0, -2.0), ESS above 400: true, divergences: 0
 }
 
+// Sample a standard Gaussian in 10 dimensions with the points of all chains
+// evaluated in one call; the draws are those of Sample with the same
+// settings.
+func ExampleSampleBatch() {
+	const d = 10
+	logp := func(lp, grad, x []float64) error {
+		// One call per step of all chains: x holds len(lp) points.
+		for i := range lp {
+			xi, gi := x[i*d:(i+1)*d], grad[i*d:(i+1)*d]
+			lp[i] = 0
+			for j, v := range xi {
+				lp[i] -= 0.5 * v * v
+				gi[j] = -v
+			}
+		}
+		return nil
+	}
+	set := &nuts.Settings{Chains: 8, Seed: 1}
+	res, err := nuts.SampleBatch(context.Background(), logp, d, set)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d chains, %.1f points per call\n", len(res.Draws), float64(res.GradCalls)/float64(res.Batches))
+	// Output:
+	// 8 chains, 7.7 points per call
+}
+
 // Bracket ln Z of a 1-d Gaussian likelihood under a N(0, 2²) prior
 // between annealed importance sampling (low) and its reverse (high).
 func ExampleAIS() {

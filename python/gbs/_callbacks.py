@@ -144,6 +144,49 @@ class GradCallback(Callback):
             return self._fail(exc)
 
 
+class GradBatchCallback(Callback):
+    """``fn(x) -> (log p, gradient)`` at n points, x of shape (n, d), log p
+    of shape (n,) and the gradient (n, d), as a
+    gbs_log_density_grad_batch_fn: the chains' current points in one call.
+    """
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.cfunc = _lib.LOG_DENSITY_GRAD_BATCH_FN(self)
+
+    def __call__(self, x_addr, n, d, logp_addr, grad_addr, _user):
+        try:
+            if self.stop.is_set():
+                raise KeyboardInterrupt
+            x = _view(x_addr, n * d).reshape(n, d).copy()
+            self._active = threading.get_ident()
+            ret = self.fn(x)
+            self._active = None
+            try:
+                lp, g = ret
+            except (TypeError, ValueError):
+                raise TypeError("log_prob_and_grad with vectorize=True must return (log p, gradient) "
+                                "arrays, got %r" % (type(ret).__name__,)) from None
+            lp = np.asarray(lp, dtype=_f64)
+            if lp.shape != (n,):
+                raise ValueError("log_prob_and_grad with vectorize=True returned log p of shape %s for "
+                                 "%d points; it must have shape (%d,)" % (lp.shape, n, n))
+            g = np.full((n, d), np.nan) if g is None else np.asarray(g, dtype=_f64)
+            if g.shape != (n, d):
+                raise ValueError("log_prob_and_grad with vectorize=True returned a gradient of shape %s "
+                                 "for %d points of dimension %d; it must have shape (%d, %d)"
+                                 % (g.shape, n, d, n, d))
+            _view(logp_addr, n)[:] = lp
+            _view(grad_addr, n * d).reshape(n, d)[:] = g
+            self.calls += n
+            self.batches += 1
+            return 0
+        except BaseException as exc:
+            self._active = None
+            return self._fail(exc)
+
+
 def _reraise(exc):
     """Re-raise a callback's exception with its own traceback."""
     if hasattr(exc, "add_note") and not isinstance(exc, KeyboardInterrupt):

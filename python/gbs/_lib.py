@@ -46,6 +46,8 @@ _err = POINTER(POINTER(c_char))
 LOG_DENSITY_FN = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, c_void_p, c_void_p)
 # int (*)(const double *x, int64_t d, double *logp, double *grad, void *user)
 LOG_DENSITY_GRAD_FN = CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p, c_void_p)
+# int (*)(const double *x, int64_t n, int64_t d, double *logp, double *grad, void *user)
+LOG_DENSITY_GRAD_BATCH_FN = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, c_void_p, c_void_p, c_void_p)
 # void (*)(const char *msg, void *user)
 LOG_FN = CFUNCTYPE(None, c_char_p, c_void_p)
 
@@ -156,6 +158,12 @@ _SIGNATURES = [
                                   POINTER(NutsOptions), POINTER(EvidenceOptions), POINTER(CResult),
                                   POINTER(TracePoint), c_int64, _dp, _dp, POINTER(NutsChainStats),
                                   _err]),
+    ("gbs_nuts_sample_batch", c_int, [LOG_DENSITY_GRAD_BATCH_FN, c_void_p, c_int64, c_int64, c_int64,
+                                      POINTER(NutsOptions), _dp, _dp, POINTER(NutsChainStats), _err]),
+    ("gbs_nuts_evidence_batch", c_int, [LOG_DENSITY_GRAD_BATCH_FN, c_void_p, c_int64, c_int64, c_int64,
+                                        POINTER(NutsOptions), POINTER(EvidenceOptions), POINTER(CResult),
+                                        POINTER(TracePoint), c_int64, _dp, _dp, POINTER(NutsChainStats),
+                                        _err]),
     ("gbs_ensemble_sample", c_int, [LOG_DENSITY_FN, c_void_p, c_int64, POINTER(EnsembleOptions),
                                     POINTER(c_void_p), _err]),
     ("gbs_ensemble_get_info", c_int, [c_void_p, POINTER(EnsembleInfo), _err]),

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _lib
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
-from ._callbacks import BatchCallback, GradCallback, run
+from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
 from ._memory import empty
 from .evidence import batch_function
 
@@ -62,7 +62,7 @@ class Samples:
 
 def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, seed=None,
            bounds=None, target_accept=None, max_depth=None, metric="diag", step_size=None,
-           args=(), kwargs=None):
+           vectorize=False, args=(), kwargs=None):
     """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
     warm-up: dual-averaging step size, metric adapted in doubling windows).
 
@@ -71,7 +71,9 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     log_prob_and_grad : callable
         ``log_prob_and_grad(x, *args, **kwargs)``, for one point x of shape
         (d,), returns ``(log p, gradient)`` with the gradient of shape
-        (d,). -inf (or NaN) log p marks a point outside the support.
+        (d,). -inf (or NaN) log p marks a point outside the support. With
+        ``vectorize=True``, x has shape (n, d) and it returns log p of
+        shape (n,) and the gradients, shape (n, d).
     x0 : array_like, shape (d,) or (n_chains, d)
         Starting point(s), where log p is finite; one point is used for
         every chain.
@@ -96,6 +98,17 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     metric : {"diag", "dense", "unit"}
     step_size : float, optional
         Initial step size (default: a heuristic).
+    vectorize : bool, default False
+        Evaluate the current points of all chains in one call: the chains
+        advance together one leapfrog step at a time (a chain that ends a
+        transition starts its next one at once; a chain done with its draws
+        leaves the batch), so each call receives one point per chain still
+        sampling, and the interpreter is entered once per step instead of
+        once per chain and step. The draws are the same as with
+        ``vectorize=False`` for the same seed, as long as the batched
+        function returns each point's values bit for bit as the per-point
+        one does (numpy's elementwise operations and row sums do; a matrix
+        product may round differently than a matrix-vector product).
     args, kwargs : optional
         Extra arguments of ``log_prob_and_grad``.
 
@@ -104,6 +117,7 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     Samples
         ``draws`` (chains, draws, d), ``log_prob`` (chains, draws), per-chain
         ``stats``; ``gbs.evidence(log_prob, samples)`` uses them directly.
+        ``stats`` counts gradient evaluations per point either way.
     """
     if not callable(log_prob_and_grad):
         raise TypeError("log_prob_and_grad must be callable")
@@ -123,7 +137,9 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     n_warmup = int(n_warmup)
     if n_warmup < 0:
         raise ValueError("n_warmup must be >= 0, not %d" % n_warmup)
-    cb = GradCallback(lambda x: log_prob_and_grad(x, *args, **kwargs))
+    fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
+    cb = GradBatchCallback(fn) if vectorize else GradCallback(fn)
+    entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
     opt = _lib.new_struct(_lib.NutsOptions)
     opt.warmup = n_warmup if n_warmup > 0 else -1
     opt.max_depth = positive_int(max_depth, "max_depth")
@@ -148,8 +164,8 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
 
     def call():
         err = _lib.new_error()
-        return _lib.lib.gbs_nuts_sample(cb.cfunc, None, d, nc, n_draws, ctypes.byref(opt), ptr(draws),
-                                        ptr(logp), stats, ctypes.byref(err)), err
+        return entry(cb.cfunc, None, d, nc, n_draws, ctypes.byref(opt), ptr(draws), ptr(logp), stats,
+                     ctypes.byref(err)), err
 
     run(call, callbacks=[cb], token=token)
     names = [f for f, _ in _lib.NutsChainStats._fields_ if f != "size"]
@@ -173,7 +189,9 @@ def sample_ensemble(log_prob, x0=None, *, ndim=None, walkers=None, steps=5000, b
     log_prob : callable
         As for :func:`gbs.evidence`: one point (d,) -> float, or with
         ``vectorize=True`` (n, d) -> (n,); each call then receives a whole
-        half-ensemble.
+        half-ensemble (the stretch move updates one half of the walkers
+        from the other, so the half is the largest set of points known
+        together), one call per half-step.
     x0 : array_like, shape (walkers, d), optional
         Starting walkers (finite log p). Otherwise uniform in ``bounds``,
         or a small ball around the origin (give ``ndim``).

@@ -90,7 +90,7 @@ def test_minus_inf_is_zero_density():
 # ---------------------------------------------------------------------------
 
 CHILD = """
-import sys, time, traceback, numpy as np
+import signal, sys, time, traceback, numpy as np
 import gbs, targets
 
 
@@ -148,6 +148,10 @@ def main(mode):
 
 
 if __name__ == "__main__":  # spawned pool workers import this file
+    # A child of a shell that ignores SIGINT (a background job, nohup,
+    # some CI runners) inherits SIG_IGN, and Python then installs no
+    # handler of its own; the test's Ctrl-C must reach this process anyway.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     main(sys.argv[1])
 """
 

@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SKIP = {".venv", "build", ".git", "bench-out", ".pytest_cache", "__pycache__"}
+SKIP = {".venv", ".venv-latest", "build", ".git", "bench-out", ".pytest_cache", "__pycache__"}
 
 
 def copy_tree(dest):
