@@ -9,6 +9,7 @@
 //
 //	go run ./cmd/gbs-scale -table                 # the table
 //	go run ./cmd/gbs-scale -d 64,128,256 -n 20000 -repeats 3
+//	go run ./cmd/gbs-scale -fit < table.md        # exponents of n and d
 //
 // Every run is a child process of its own, so that its peak RSS and CPU
 // time are its own (getrusage of the child).
@@ -74,7 +75,15 @@ func main() {
 	child := flag.String("child", "", "internal: run one measurement d,n,seed in this process")
 	cpuprof := flag.String("cpuprofile", "", "with -child: write a CPU profile of gbs.Evidence")
 	memprof := flag.String("memprofile", "", "with -child: write a heap profile after gbs.Evidence")
+	fit := flag.Bool("fit", false, "read a table printed by gbs-scale on stdin and fit CPU time and peak RSS as c n^a d^b")
 	flag.Parse()
+
+	if *fit {
+		if err := fitExponents(os.Stdin, os.Stdout); err != nil {
+			fail(err)
+		}
+		return
+	}
 
 	if *child != "" {
 		var d, n int
