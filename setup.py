@@ -3,11 +3,15 @@
     pip install .          # needs Go >= 1.24 and a C compiler (cgo)
     pip install -e .       # editable: the library is built into python/gbs/
 
-Environment: GO names the Go command (default: `go` on PATH).
+Environment: GO names the Go command (default: `go` on PATH); CC, GOARCH
+and CGO_* reach `go build` unchanged, so that `make dist` cross-compiles
+with zig cc; GBS_WHEEL_PLATFORM sets the wheel's platform tag (for example
+manylinux_2_17_aarch64.manylinux2014_aarch64) instead of this machine's.
 The package loads python/gbs/libgbs.so, or the file GBS_LIBRARY names.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -28,6 +32,19 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 SOURCE_PACKAGE = os.path.join(ROOT, "python", "gbs")
 
 
+def header_version():
+    """GBS_VERSION_MAJOR.MINOR.PATCH of include/gbs.h, the one version number."""
+    with open(os.path.join(ROOT, "include", "gbs.h"), encoding="utf-8") as f:
+        src = f.read()
+    parts = []
+    for name in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^#define GBS_VERSION_%s\s+(\d+)\s*$" % name, src, re.M)
+        if m is None:
+            raise RuntimeError("include/gbs.h has no #define GBS_VERSION_%s" % name)
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
 def build_library(dest_dir):
     """go build -buildmode=c-shared -o dest_dir/libgbs.so ./capi"""
     go = os.environ.get("GO") or shutil.which("go")
@@ -39,7 +56,10 @@ def build_library(dest_dir):
     out = os.path.join(dest_dir, "libgbs.so")
     env = dict(os.environ, CGO_ENABLED="1")
     print("building %s with %s" % (out, go))
-    subprocess.check_call([go, "build", "-buildmode=c-shared", "-o", out, "./capi"], cwd=ROOT, env=env)
+    # -trimpath: no build directory in the binary; -s -w: no symbol table or
+    # DWARF, a third of the size (make lib keeps them for C debugging).
+    subprocess.check_call([go, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w",
+                           "-o", out, "./capi"], cwd=ROOT, env=env)
     # cgo also writes its generated header; include/gbs.h is the real one.
     header = os.path.join(dest_dir, "libgbs.h")
     if os.path.exists(header):
@@ -87,30 +107,26 @@ if bdist_wheel is not None:
             self.root_is_pure = False
 
         def get_tag(self):
-            plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+            plat = os.environ.get("GBS_WHEEL_PLATFORM") or \
+                sysconfig.get_platform().replace("-", "_").replace(".", "_")
             return "py3", "none", plat
 
     cmdclass["bdist_wheel"] = BdistWheel
 
 
+VERSION = header_version()
+with open(os.path.join(SOURCE_PACKAGE, "__init__.py"), encoding="utf-8") as f:
+    if '__version__ = "%s"' % VERSION not in f.read():
+        raise RuntimeError("python/gbs/__init__.py's __version__ is not %s, the version of "
+                           "include/gbs.h: set it to the header's" % VERSION)
+
+# Name, description, dependencies, extras and the rest of the metadata are
+# in pyproject.toml; the version comes from the header.
 setup(
-    name="gbs",
-    version="0.1.0",
-    description="Bayesian evidence (ln Z) from posterior samples by Gaussianized bridge sampling",
-    long_description=open(os.path.join(ROOT, "README.md"), encoding="utf-8").read(),
-    long_description_content_type="text/markdown",
+    version=VERSION,
     package_dir={"": "python"},
     packages=["gbs"],
     package_data={"gbs": ["libgbs.so"]},
-    python_requires=">=3.9",
-    install_requires=["numpy>=1.24"],
-    extras_require={
-        "plot": ["matplotlib>=3.7"],
-        "emcee": ["emcee>=3.1"],
-        "progress": ["tqdm>=4.60"],
-        "dask": ["dask[distributed]>=2023.1"],
-        "all": ["matplotlib>=3.7", "emcee>=3.1", "tqdm>=4.60", "dask[distributed]>=2023.1"],
-    },
     cmdclass=cmdclass,
     distclass=BinaryDistribution,
     # build/lib belongs to the Makefile (libgbs.so for C users).

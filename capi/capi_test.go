@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/capi/internal/ctest"
+	"github.com/gbs-evidence/gbs/gbs"
 )
 
 // goString copies a NUL-terminated C string.
@@ -304,4 +305,12 @@ func TestPanicBecomesStatus(t *testing.T) {
 		t.Errorf("status %d, message %q", st, m)
 	}
 	checkLive(t)
+}
+
+// TestVersion checks that gbs_version, made from the header's macros,
+// agrees with the Go constant gbs.Version.
+func TestVersion(t *testing.T) {
+	if got := goString(gbs_version()); got != gbs.Version {
+		t.Errorf("gbs_version() = %q, gbs.Version = %q", got, gbs.Version)
+	}
 }

@@ -22,6 +22,9 @@ type (
 	cFlow             = C.gbs_flow
 	cFlowOptions      = C.gbs_flow_options
 	cNutsOptions      = C.gbs_nuts_options
+	cNutsChainStats   = C.gbs_nuts_chain_stats
+	cEnsembleOptions  = C.gbs_ensemble_options
+	cEnsemble         = C.gbs_ensemble
 	cCancelToken      = C.gbs_cancel_token
 )
 

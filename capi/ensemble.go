@@ -64,6 +64,9 @@ func ensembleSettings(o *C.gbs_ensemble_options, d int) (ensemble.Settings, erro
 	return s, nil
 }
 
+// ensembleArgs checks the arguments of gbs_ensemble_sample (and the
+// sampling half of gbs_ensemble_evidence), before any work: the function
+// both call, and the one their fuzz test calls.
 func ensembleArgs(f C.gbs_log_density_fn, d C.int64_t, opt *C.gbs_ensemble_options) (ensemble.Settings, *C.gbs_cancel_token, error) {
 	if f == nil {
 		return ensemble.Settings{}, nil, argError("f (the log-density callback) is NULL")
@@ -197,14 +200,7 @@ func gbs_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int6
 	trace *C.gbs_trace_point, traceCap C.int64_t, samplerCalls *C.int64_t, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_ensemble_evidence", errOut, func() error {
-		if err := startResult(result); err != nil {
-			return err
-		}
-		s, tok, err := ensembleArgs(f, d, ensOpt)
-		if err != nil {
-			return err
-		}
-		eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
+		s, tok, eo, es, tr, err := ensembleEvidenceArgs(f, d, ensOpt, evOpt, result, trace, traceCap)
 		if err != nil {
 			return err
 		}
@@ -223,4 +219,22 @@ func gbs_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int6
 		}
 		return nil
 	})
+}
+
+// ensembleEvidenceArgs checks every argument of gbs_ensemble_evidence,
+// before any work: the function it calls, and the one its fuzz test calls.
+// It zeroes *result (whose size it checks).
+func ensembleEvidenceArgs(f C.gbs_log_density_fn, d C.int64_t, ensOpt *C.gbs_ensemble_options,
+	evOpt *C.gbs_evidence_options, result *C.gbs_result, trace *C.gbs_trace_point,
+	traceCap C.int64_t) (ensemble.Settings, *C.gbs_cancel_token, C.gbs_evidence_options, gbs.Settings, []C.gbs_trace_point, error) {
+	var eo C.gbs_evidence_options
+	if err := startResult(result); err != nil {
+		return ensemble.Settings{}, nil, eo, gbs.Settings{}, nil, err
+	}
+	s, tok, err := ensembleArgs(f, d, ensOpt)
+	if err != nil {
+		return ensemble.Settings{}, nil, eo, gbs.Settings{}, nil, err
+	}
+	eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
+	return s, tok, eo, es, tr, err
 }

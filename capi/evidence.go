@@ -85,6 +85,8 @@ func traceBuffer(trace *C.gbs_trace_point, capacity C.int64_t) ([]C.gbs_trace_po
 	switch {
 	case capacity < 0:
 		return nil, argError("trace_cap = %d is negative", int64(capacity))
+	case int64(capacity) > maxElems/int64(unsafe.Sizeof(C.gbs_trace_point{})/8):
+		return nil, argError("trace_cap = %d is not the length of a buffer", int64(capacity))
 	case capacity > 0 && trace == nil:
 		return nil, argError("trace is NULL but trace_cap = %d", int64(capacity))
 	case capacity == 0:
@@ -128,53 +130,75 @@ func startResult(result *C.gbs_result) error {
 	return nil
 }
 
+// evidenceCall holds the checked arguments of gbs_evidence.
+type evidenceCall struct {
+	samples *gbs.Samples
+	set     gbs.Settings
+	opt     C.gbs_evidence_options
+	trace   []C.gbs_trace_point
+}
+
+// evidenceCallArgs checks every argument of gbs_evidence and converts
+// them, before any work: the function gbs_evidence calls, and the one its
+// fuzz test calls. It zeroes *result (whose size it checks) and reads no
+// sample value.
+func evidenceCallArgs(logp C.gbs_log_density_fn, samples *C.double, nChains, nDraws, d C.int64_t,
+	logpSamples *C.double, opt *C.gbs_evidence_options, result *C.gbs_result,
+	trace *C.gbs_trace_point, traceCap C.int64_t) (*evidenceCall, error) {
+	if err := startResult(result); err != nil {
+		return nil, err
+	}
+	if logp == nil {
+		return nil, argError("logp (the log-density callback) is NULL")
+	}
+	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	if err != nil {
+		return nil, err
+	}
+	x, err := doubles(samples, n, "samples")
+	if err != nil {
+		return nil, err
+	}
+	lp, err := optionalDoubles(logpSamples, n/int(d), "logp_samples")
+	if err != nil {
+		return nil, err
+	}
+	o, set, tr, err := evidenceArgs(opt, int(d), trace, traceCap)
+	if err != nil {
+		return nil, err
+	}
+	s := &gbs.Samples{
+		Dim:         int(d),
+		Chains:      splitRows(x, int(nChains)),
+		Independent: flag(o.independent),
+		NCall:       int64(o.ncall),
+	}
+	if lp != nil {
+		s.LogP = splitRows(lp, int(nChains))
+	}
+	return &evidenceCall{samples: s, set: set, opt: o, trace: tr}, nil
+}
+
 //export gbs_evidence
 func gbs_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.double,
 	nChains, nDraws, d C.int64_t, logpSamples *C.double, opt *C.gbs_evidence_options,
 	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_evidence", errOut, func() error {
-		if err := startResult(result); err != nil {
-			return err
-		}
-		if logp == nil {
-			return argError("logp (the log-density callback) is NULL")
-		}
-		n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+		a, err := evidenceCallArgs(logp, samples, nChains, nDraws, d, logpSamples, opt, result, trace, traceCap)
 		if err != nil {
 			return err
 		}
-		x, err := doubles(samples, n, "samples")
-		if err != nil {
-			return err
-		}
-		lp, err := optionalDoubles(logpSamples, n/int(d), "logp_samples")
-		if err != nil {
-			return err
-		}
-		o, set, tr, err := evidenceArgs(opt, int(d), trace, traceCap)
-		if err != nil {
-			return err
-		}
-		ctx, cancel, err := callContext(o.cancel)
+		ctx, cancel, err := callContext(a.opt.cancel)
 		if err != nil {
 			return err
 		}
 		defer cancel()
-		s := &gbs.Samples{
-			Dim:         int(d),
-			Chains:      splitRows(x, int(nChains)),
-			Independent: flag(o.independent),
-			NCall:       int64(o.ncall),
-		}
-		if lp != nil {
-			s.LogP = splitRows(lp, int(nChains))
-		}
-		r, err := gbs.Evidence(ctx, batchDensity(logp, u, int(d)), s, &set)
+		r, err := gbs.Evidence(ctx, batchDensity(logp, u, int(d)), a.samples, &a.set)
 		if err != nil {
 			return err
 		}
-		writeResult(result, r, tr)
+		writeResult(result, r, a.trace)
 		return nil
 	})
 }

@@ -85,30 +85,38 @@ func badData(err error) error {
 	return newError(C.GBS_ERR_ARGUMENT, "%v", err)
 }
 
+// flowFitArgs checks every argument of gbs_flow_fit, before any work: the
+// function it calls, and the one its fuzz test calls. It sets *out to
+// NULL and reads no point.
+func flowFitArgs(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow) ([]float64, []float64, flow.Settings, error) {
+	if out == nil {
+		return nil, nil, flow.Settings{}, argError("out is NULL")
+	}
+	*out = nil
+	size, err := count([]string{"n", "d"}, n, d)
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	pts, err := doubles(x, size, "x")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	w, err := optionalDoubles(weights, int(n), "weights")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	o, err := readOptions(opt, "gbs_flow_options")
+	if err != nil {
+		return nil, nil, flow.Settings{}, err
+	}
+	set, err := flowSettings(&o, int(d))
+	return pts, w, set, err
+}
+
 //export gbs_flow_fit
 func gbs_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_fit", errOut, func() error {
-		if out == nil {
-			return argError("out is NULL")
-		}
-		*out = nil
-		size, err := count([]string{"n", "d"}, n, d)
-		if err != nil {
-			return err
-		}
-		pts, err := doubles(x, size, "x")
-		if err != nil {
-			return err
-		}
-		w, err := optionalDoubles(weights, int(n), "weights")
-		if err != nil {
-			return err
-		}
-		o, err := readOptions(opt, "gbs_flow_options")
-		if err != nil {
-			return err
-		}
-		set, err := flowSettings(&o, int(d))
+		pts, w, set, err := flowFitArgs(x, n, d, weights, opt, out)
 		if err != nil {
 			return err
 		}

@@ -18,8 +18,5 @@ package main
 // #cgo CFLAGS: -I${SRCDIR}/../include -DGBS_NO_PROTOTYPES
 import "C"
 
-// version is the library version gbs_version returns.
-const version = "0.1.0"
-
 // main is required by -buildmode=c-shared and never runs.
 func main() {}

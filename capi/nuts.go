@@ -7,9 +7,11 @@ import "C"
 
 import (
 	"context"
+	"fmt"
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
@@ -73,6 +75,9 @@ func outArray[T any](p *T, n int, name string) ([]*T, error) {
 		return nil, err
 	}
 	stride := uintptr(*(*C.size_t)(unsafe.Pointer(p)))
+	if err := memlimit.Check(fmt.Sprintf("%d %s structs", n, name), 8, n); err != nil {
+		return nil, err
+	}
 	out := make([]*T, n)
 	for i := range out {
 		e := unsafe.Add(unsafe.Pointer(p), uintptr(i)*stride)
@@ -135,15 +140,57 @@ func (o *nutsOutputs) write(r *nuts.Result) {
 	}
 }
 
+// nutsCall holds the checked arguments of gbs_nuts_sample(_batch) and of
+// the sampling half of gbs_nuts_evidence(_batch).
+type nutsCall struct {
+	set nuts.Settings
+	opt C.gbs_nuts_options
+	out *nutsOutputs
+}
+
+// nutsCallArgs checks the arguments of gbs_nuts_sample(_batch)
+// (drawsRequired) or of the sampling half of gbs_nuts_evidence(_batch),
+// before any work: the function they all call, and the one their fuzz
+// test calls. f is the callback, of the kind fKind.
+func nutsCallArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options,
+	draws, logp *C.double, stats *C.gbs_nuts_chain_stats, drawsRequired bool) (*nutsCall, error) {
+	if f == nil {
+		return nil, argError("f (the %s callback) is NULL", fKind)
+	}
+	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	if err != nil {
+		return nil, err
+	}
+	if drawsRequired && draws == nil {
+		return nil, argError("draws is NULL")
+	}
+	out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
+	if err != nil {
+		return nil, err
+	}
+	o, err := readOptions(opt, "gbs_nuts_options")
+	if err != nil {
+		return nil, err
+	}
+	s, err := nutsSettings(&o, int(d), int(nChains), int(nDraws))
+	if err != nil {
+		return nil, err
+	}
+	return &nutsCall{set: s, opt: o, out: out}, nil
+}
+
+// Kinds of NUTS callback, for messages.
+const (
+	gradKind      = "log-density-and-gradient"
+	gradBatchKind = "batched log-density-and-gradient"
+)
+
 //export gbs_nuts_sample
 func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_sample", errOut, func() error {
-		if f == nil {
-			return argError("f (the log-density-and-gradient callback) is NULL")
-		}
-		return nutsSample(d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+		return nutsSample(unsafe.Pointer(f), gradKind, d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
 			return nuts.Sample(ctx, gradDensity(f, u), int(d), s)
 		})
 	})
@@ -154,10 +201,7 @@ func gbs_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointe
 	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_sample_batch", errOut, func() error {
-		if f == nil {
-			return argError("f (the batched log-density-and-gradient callback) is NULL")
-		}
-		return nutsSample(d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
+		return nutsSample(unsafe.Pointer(f), gradBatchKind, d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
 			return nuts.SampleBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
 		})
 	})
@@ -166,37 +210,22 @@ func gbs_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointe
 // nutsSample is the body of gbs_nuts_sample and gbs_nuts_sample_batch:
 // it checks the arguments, runs the sampler through run and writes the
 // outputs.
-func nutsSample(d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options, draws, logp *C.double,
+func nutsSample(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, opt *C.gbs_nuts_options, draws, logp *C.double,
 	stats *C.gbs_nuts_chain_stats, run func(context.Context, *nuts.Settings) (*nuts.Result, error)) error {
-	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	a, err := nutsCallArgs(f, fKind, d, nChains, nDraws, opt, draws, logp, stats, true)
 	if err != nil {
 		return err
 	}
-	if draws == nil {
-		return argError("draws is NULL")
-	}
-	out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
-	if err != nil {
-		return err
-	}
-	o, err := readOptions(opt, "gbs_nuts_options")
-	if err != nil {
-		return err
-	}
-	s, err := nutsSettings(&o, int(d), int(nChains), int(nDraws))
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := callContext(o.cancel)
+	ctx, cancel, err := callContext(a.opt.cancel)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	r, err := run(ctx, &s)
+	r, err := run(ctx, &a.set)
 	if err != nil {
 		return err
 	}
-	out.write(r)
+	a.out.write(r)
 	return nil
 }
 
@@ -207,13 +236,7 @@ func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nCha
 	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_evidence", errOut, func() error {
-		if err := startResult(result); err != nil {
-			return err
-		}
-		if f == nil {
-			return argError("f (the log-density-and-gradient callback) is NULL")
-		}
-		return nutsEvidence(d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+		return nutsEvidence(unsafe.Pointer(f), gradKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
 			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
 				return gbs.Pipeline(ctx, gradDensity(f, u), int(d), s)
 			})
@@ -227,13 +250,7 @@ func gbs_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Poin
 	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_evidence_batch", errOut, func() error {
-		if err := startResult(result); err != nil {
-			return err
-		}
-		if f == nil {
-			return argError("f (the batched log-density-and-gradient callback) is NULL")
-		}
-		return nutsEvidence(d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
+		return nutsEvidence(unsafe.Pointer(f), gradBatchKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
 			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
 				return gbs.PipelineBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
 			})
@@ -243,39 +260,42 @@ func gbs_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Poin
 // nutsEvidence is the body of gbs_nuts_evidence and
 // gbs_nuts_evidence_batch: it checks the arguments, runs the pipeline
 // through run and writes the outputs.
-func nutsEvidence(d, nChains, nDraws C.int64_t, nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options,
+func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options,
 	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
 	stats *C.gbs_nuts_chain_stats, run func(context.Context, *gbs.PipelineSettings) (*gbs.PipelineResult, error)) error {
-	n, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d)
+	a, eo, es, tr, err := nutsEvidenceArgs(f, fKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats)
 	if err != nil {
 		return err
 	}
-	out, err := newNutsOutputs(draws, logp, stats, int(nChains), n/int(d), int(d))
-	if err != nil {
-		return err
-	}
-	no, err := readOptions(nutsOpt, "gbs_nuts_options")
-	if err != nil {
-		return err
-	}
-	ns, err := nutsSettings(&no, int(d), int(nChains), int(nDraws))
-	if err != nil {
-		return err
-	}
-	eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := callContext(no.cancel, eo.cancel)
+	ctx, cancel, err := callContext(a.opt.cancel, eo.cancel)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	r, err := run(ctx, &gbs.PipelineSettings{Sampler: ns, Evidence: es})
+	r, err := run(ctx, &gbs.PipelineSettings{Sampler: a.set, Evidence: es})
 	if err != nil {
 		return err
 	}
-	out.write(r.Sampling)
+	a.out.write(r.Sampling)
 	writeResult(result, r.Evidence, tr)
 	return nil
+}
+
+// nutsEvidenceArgs checks every argument of gbs_nuts_evidence(_batch),
+// before any work: the function they call, and the one their fuzz test
+// calls. It zeroes *result (whose size it checks).
+func nutsEvidenceArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t,
+	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
+	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
+	stats *C.gbs_nuts_chain_stats) (*nutsCall, C.gbs_evidence_options, gbs.Settings, []C.gbs_trace_point, error) {
+	var eo C.gbs_evidence_options
+	if err := startResult(result); err != nil {
+		return nil, eo, gbs.Settings{}, nil, err
+	}
+	a, err := nutsCallArgs(f, fKind, d, nChains, nDraws, nutsOpt, draws, logp, stats, false)
+	if err != nil {
+		return nil, eo, gbs.Settings{}, nil, err
+	}
+	eo, es, tr, err := evidenceArgs(evOpt, int(d), trace, traceCap)
+	return a, eo, es, tr, err
 }

@@ -64,8 +64,9 @@ func checkSize(p unsafe.Pointer, known uintptr, name string, zeroTail bool) erro
 	return nil
 }
 
-// maxElems bounds the length of a C array (2^47 doubles, 1 PiB).
-const maxElems = 1 << 47
+// maxElems bounds the length of a C array: 2^44 doubles are 128 TiB, the
+// whole user address space of x86-64.
+const maxElems = 1 << 44
 
 // count checks that the sizes are positive and that their product fits,
 // and returns the product. names name the sizes in messages.

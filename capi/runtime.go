@@ -6,14 +6,16 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"unsafe"
 )
 
-// versionString is gbs_version's static C string; it is never freed.
-var versionString = C.CString(version)
+// versionString is gbs_version's static C string, made from the header's
+// GBS_VERSION_* macros (the one version number); it is never freed.
+var versionString = C.CString(fmt.Sprintf("%d.%d.%d", C.GBS_VERSION_MAJOR, C.GBS_VERSION_MINOR, C.GBS_VERSION_PATCH))
 
 //export gbs_abi_version
 func gbs_abi_version() C.int { return C.GBS_ABI_VERSION }

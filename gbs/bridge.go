@@ -13,6 +13,18 @@ type bridgeInput struct {
 	logPoverQ []float64 // log p - log q at the q-draws
 	nchains   int       // number of chains among the p-draws
 	iid       bool      // p-draws are independent: tau = 1
+	// tauP, if above 1, is the autocorrelation time of the p-draws: the
+	// bridge weighs the p side by its effective size n_p/tauP, not n_p.
+	tauP float64
+}
+
+// effectiveNP returns the size by which the bridge weighs the p side.
+func (in *bridgeInput) effectiveNP() float64 {
+	np := float64(len(in.logQoverP))
+	if in.tauP > 1 {
+		return np / in.tauP
+	}
+	return np
 }
 
 // bridgeEstimate is the root of the bridge equation with its error terms.
@@ -31,15 +43,24 @@ var errNoOverlap = errors.New("the proposal and the target do not overlap: every
 //	Σ_i σ(l + a_i - r) = Σ_j σ(-l + b_j + r),
 //
 // with a_i = log q/p at the p-draws, b_j = log p/q at the q-draws and
-// r = log(n_p/n_q). The left side increases and the right side decreases in
+// r = log(n_p/n_q). For autocorrelated p-draws the optimal bridge function
+// weighs the p side by its effective size n_e = n_p/tau instead
+// (Frühwirth-Schnatter 2004, §3.2): then r = log(n_e/n_q), and as the
+// sums are still means over n_p and n_q draws, the equation becomes
+//
+//	Σ_i σ(l + a_i - r) = (n_p/n_e) Σ_j σ(-l + b_j + r).
+//
+// The left side increases and the right side decreases in
 // l, so the root is unique; Newton steps safeguarded by a bracket find it.
 func solveBridge(in *bridgeInput) (bridgeEstimate, error) {
 	np, nq := len(in.logQoverP), len(in.logPoverQ)
 	if np == 0 || nq == 0 {
 		return bridgeEstimate{}, fmt.Errorf("bridge sampling needs draws on both sides (n_p = %d, n_q = %d)", np, nq)
 	}
-	r := math.Log(float64(np) / float64(nq))
+	ne := in.effectiveNP()
+	r := math.Log(ne / float64(nq))
 	s := newBridgeSums(in.logQoverP, in.logPoverQ, r)
+	s.logTau = math.Log(float64(np) / ne)
 	l0, ok := s.initialGuess()
 	if !ok {
 		return bridgeEstimate{}, errNoOverlap
@@ -54,7 +75,7 @@ func solveBridge(in *bridgeInput) (bridgeEstimate, error) {
 }
 
 // bridgeSums evaluates g(l) = log Σ_i σ(l + a'_i) - log Σ_j σ(-l + b'_j)
-// with a' = a - r, b' = b + r. Exponentials are computed once about a
+// - log(n_p/n_e) with a' = a - r, b' = b + r. Exponentials are computed once about a
 // centre c, so that each evaluation at l = c + δ costs a division per
 // draw: σ(l + a') = 1/(1 + e^-δ v) with v = e^-(c + a'), and likewise for
 // the q-draws. The centre moves when δ grows, which keeps e^±δ finite;
@@ -62,6 +83,7 @@ func solveBridge(in *bridgeInput) (bridgeEstimate, error) {
 type bridgeSums struct {
 	a, b   []float64 // a', b'
 	r      float64
+	logTau float64 // log(n_p/n_e), subtracted from g
 	centre float64
 	v, w   []float64
 }
@@ -137,7 +159,7 @@ func (s *bridgeSums) eval(l float64) (g, dg float64) {
 	s1, d1 := sigmoidSums(s.v, math.Exp(-d))
 	s2, d2 := sigmoidSums(s.w, math.Exp(d))
 	if s1 > 0 && s2 > 0 && d1 > 0 && d2 > 0 {
-		return math.Log(s1) - math.Log(s2), d1/s1 + d2/s2
+		return math.Log(s1) - math.Log(s2) - s.logTau, d1/s1 + d2/s2
 	}
 	return s.evalLog(l)
 }
@@ -146,7 +168,7 @@ func (s *bridgeSums) eval(l float64) (g, dg float64) {
 func (s *bridgeSums) evalLog(l float64) (g, dg float64) {
 	ls1, ld1 := logSigmoidSums(s.a, l, 1)
 	ls2, ld2 := logSigmoidSums(s.b, l, -1)
-	return ls1 - ls2, math.Exp(ld1-ls1) + math.Exp(ld2-ls2)
+	return ls1 - ls2 - s.logTau, math.Exp(ld1-ls1) + math.Exp(ld2-ls2)
 }
 
 // logSigmoidSums returns log Σ σ(sign l + x) and log Σ σ(1-σ) over x.
@@ -226,7 +248,10 @@ func (s *bridgeSums) root(l0 float64) (float64, error) {
 // short to estimate it well.
 func bridgeError(in *bridgeInput, l float64) (re2P, re2Q, tau float64, short bool) {
 	np, nq := float64(len(in.logQoverP)), float64(len(in.logPoverQ))
-	sp, sq := np/(np+nq), nq/(np+nq)
+	// The weights of the bridge function; the error formula holds for
+	// any weights.
+	ne := in.effectiveNP()
+	sp, sq := ne/(ne+nq), nq/(ne+nq)
 	f1 := make([]float64, len(in.logPoverQ))
 	forParts(len(f1), func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {

@@ -310,3 +310,66 @@ func TestChainAutocovDirect(t *testing.T) {
 		}
 	}
 }
+
+// Weighing the p side by its effective size: p-draws that each repeat k
+// times carry the information of the distinct draws, tau = k, and the
+// bridge with tauP = k must solve the equation of the distinct draws with
+// tauP = 1, so give the same ln Z (to the solver's tolerance, 1e-11
+// relative, far below any error bar) and the same weights in the error.
+func TestSolveBridgeEffectiveSize(t *testing.T) {
+	const n, nq, k = 3000, 2000, 5
+	rng := rand.New(rand.NewPCG(4, 4))
+	// p = e^0.7 N(0, 1), q = N(0.1, 1.1²): a = log q - log p at p-draws.
+	logRatio := func(x float64) float64 {
+		lq := -0.5*((x-0.1)/1.1)*((x-0.1)/1.1) - math.Log(1.1)
+		lp := 0.7 - 0.5*x*x
+		return lq - lp
+	}
+	distinct := make([]float64, n)
+	repeated := make([]float64, 0, n*k)
+	for i := range distinct {
+		distinct[i] = logRatio(rng.NormFloat64())
+		for range k {
+			repeated = append(repeated, distinct[i])
+		}
+	}
+	b := make([]float64, nq)
+	for j := range b {
+		b[j] = -logRatio(0.1 + 1.1*rng.NormFloat64())
+	}
+	one, err := solveBridge(&bridgeInput{logQoverP: distinct, logPoverQ: b, nchains: 1, iid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := solveBridge(&bridgeInput{logQoverP: repeated, logPoverQ: b, nchains: 1, iid: true, tauP: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(rep.logZ-one.logZ) > 1e-9 || math.Abs(rep.re2Q/one.re2Q-1) > 1e-9 {
+		t.Errorf("repeated draws with tauP %d: ln Z %v, re2 q %v; distinct draws: %v, %v", k, rep.logZ, rep.re2Q, one.logZ, one.re2Q)
+	}
+	if math.Abs(one.logZ-0.7) > 4*math.Sqrt(one.re2P+one.re2Q) {
+		t.Errorf("ln Z %v ± %v, exact 0.7", one.logZ, math.Sqrt(one.re2P+one.re2Q))
+	}
+	// Without the effective size, the repeated draws would outweigh the
+	// proposal k-fold and the root would move.
+	plain, _ := solveBridge(&bridgeInput{logQoverP: repeated, logPoverQ: b, nchains: 1, iid: true})
+	t.Logf("ln Z: distinct %.6f, repeated with tauP %.6f, repeated without %.6f", one.logZ, rep.logZ, plain.logZ)
+}
+
+func TestStartNQ(t *testing.T) {
+	for _, tc := range []struct {
+		np   int
+		tau  float64
+		want int
+	}{
+		{64000, 1, 64000},
+		{64000, 24, 2667},
+		{64000, 640, minStartNQ},
+		{500, 10, 500},
+	} {
+		if got := startNQ(tc.np, tc.tau); got != tc.want {
+			t.Errorf("startNQ(%d, %v) = %d, want %d", tc.np, tc.tau, got, tc.want)
+		}
+	}
+}

@@ -50,6 +50,9 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	if err := checkBounds(cfg.Lower, cfg.Upper, s); err != nil {
+		return nil, err
+	}
 	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
 	}
@@ -326,15 +329,26 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		a[i] = lq[i] - a[i]
 	}
 
+	// Autocorrelated p-draws carry the information of n_p/tau independent
+	// ones: the bridge weighs them so, and the adaptive rule starts from
+	// that many proposal draws rather than n_p. tau is that of log q/p at
+	// the draws, the quantity the bridge averages, known before any
+	// proposal draw; below 1 (antithetic chains) it is taken as 1.
+	tauP := 1.0
+	if !e.s.Independent {
+		if t, _ := IntegratedTime(a, h.nchains); t > 1 {
+			tauP = t
+		}
+	}
 	nq0 := nq
 	if nq0 == 0 {
-		nq0 = np
+		nq0 = startNQ(np, tauP)
 	}
 	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
 	if err := pd.extend(nq0, d); err != nil {
 		return bridgePass{}, err
 	}
-	in := &bridgeInput{logQoverP: a, logPoverQ: pd.logw, nchains: h.nchains, iid: e.s.Independent}
+	in := &bridgeInput{logQoverP: a, logPoverQ: pd.logw, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
 	est, err := solveBridge(in)
 	if err != nil {
 		return bridgePass{}, fmt.Errorf("gbs: %w", err)
@@ -370,6 +384,19 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		e.warnShort(est.tau, np/h.nchains)
 	}
 	return bridgePass{est: est, np: np, nq: nq, trace: trace}, nil
+}
+
+// minStartNQ is the least number of proposal draws the adaptive rule
+// starts from (unless n_p is smaller): the rule grows n_q from the
+// variance of the q-side term measured on them, which a thousand draws
+// give to a few per cent.
+const minStartNQ = 1000
+
+// startNQ is the adaptive rule's first n_q: the effective number n_p/tau
+// of the p-draws, at least minStartNQ and at most n_p.
+func startNQ(np int, tau float64) int {
+	n := int(math.Ceil(float64(np) / tau))
+	return min(np, max(n, minStartNQ))
 }
 
 func (e *estimation) warnShort(tau float64, m int) {

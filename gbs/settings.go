@@ -48,7 +48,11 @@ type Settings struct {
 	Method Method
 
 	// NQ is the number of proposal draws. Zero selects the adaptive rule
-	// (bridge) or the number of samples (importance sampling).
+	// (bridge) or the number of samples (importance sampling). The rule
+	// starts from the effective number of draws n_p/tau (at least 1000,
+	// at most n_p), tau being that of log q/p along the chains, and grows
+	// n_q while the proposal's term exceeds FErr of the squared error,
+	// within FEva of the sampler's calls.
 	NQ int
 
 	// Seed seeds every random choice (proposal fit, proposal draws).

@@ -85,6 +85,15 @@ extern "C" {
  * they must be equal. */
 #define GBS_ABI_VERSION 1
 
+/* Release version of this header and of the library built from it: the one
+ * version number of gbs.  setup.py (the Python package), the Makefile
+ * (gbs.pc, gbsConfigVersion.cmake) and capi (gbs_version) read it from
+ * here; the Go constant gbs.Version and Python's gbs.__version__ are
+ * checked against it by tests. */
+#define GBS_VERSION_MAJOR 0
+#define GBS_VERSION_MINOR 1
+#define GBS_VERSION_PATCH 0
+
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
 /* ------------------------------------------------------------------------ */
@@ -241,7 +250,9 @@ typedef struct gbs_evidence_options {
   int32_t verbose;     /* non-zero: send progress messages to the log
                           callback (gbs_set_log_callback) or stderr */
   int64_t n_q;         /* number of proposal draws; 0: the adaptive rule
-                          (bridge) or the number of draws (IS) */
+                          (bridge: from n_p/tau, the effective number of
+                          draws, up to f_eva of ncall) or the number of
+                          draws (IS) */
   int64_t batch_size;  /* points per callback invocation; default 4096 */
   int64_t ncall;       /* log-density evaluations the sampler spent on the
                           draws, for the adaptive n_q rule; 0: unknown

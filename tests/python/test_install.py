@@ -7,6 +7,7 @@ nothing into the source tree (pip builds in place). pip runs from the test
 environment with --python (no ensurepip: fast) and reuses its cache.
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -84,8 +85,10 @@ def test_pip_install(venv):
     # Only numpy was pulled in; the wheel is platform specific.
     names = run([py, "-c", "import importlib.metadata as m; "
                  "print(sorted(d.metadata['Name'].lower() for d in m.distributions()))"], env=env)
-    assert names.strip() == "['gbs', 'numpy']", names
-    wheel = open(os.path.join(site, "gbs-0.1.0.dist-info", "WHEEL")).read()
+    assert names.strip() == "['gbs-evidence', 'numpy']", names
+    info, = glob.glob(os.path.join(site, "gbs_evidence-*.dist-info"))
+    wheel = open(os.path.join(info, "WHEEL")).read()
+    assert os.path.exists(os.path.join(info, "licenses", "LICENSE")), os.listdir(info)
     assert "Root-Is-Purelib: false" in wheel and "py3-none-linux" in wheel, wheel
     out = run([py, "-c", PROBLEMS, where, "funnel,banana,cauchy"], cwd=str(base), env=env)
     assert out.strip().endswith("ok"), out

@@ -4,7 +4,11 @@ import os
 
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from conftest import INSTALLED, ROOT
+
+# The kernel imports gbs from the source tree (with the tests' library), or
+# under make test-dist the installed package.
+SOURCE = [] if INSTALLED else [os.path.join(ROOT, "python")]
 
 
 def test_example_notebook_runs(monkeypatch):
@@ -13,9 +17,8 @@ def test_example_notebook_runs(monkeypatch):
     pytest.importorskip("emcee")
     pytest.importorskip("matplotlib")
     nb = nbformat.read(os.path.join(ROOT, "examples", "emcee_evidence.ipynb"), as_version=4)
-    # The kernel imports gbs from the source tree, with the tests' library.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+        SOURCE + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
     client.execute()
@@ -32,8 +35,7 @@ def test_jupyter_interrupt_stops_a_call(monkeypatch):
     pytest.importorskip("ipykernel")
     manager = pytest.importorskip("jupyter_client.manager")
     import time
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [os.path.join(ROOT, "python"), os.path.dirname(__file__)]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(SOURCE + [os.path.dirname(__file__)]))
     km, kc = manager.start_new_kernel(kernel_name="python3")
     try:
         kc.execute_interactive("import time, numpy as np, gbs, targets", timeout=60)

@@ -13,8 +13,14 @@ import os
 import numpy as np
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PATH = os.path.join(ROOT, "python", "gbs", "problems.py")
+from conftest import INSTALLED, ROOT
+
+# The module's file, loaded on its own (it needs only numpy); under make
+# test-dist the installed package's copy.
+if INSTALLED:
+    PATH = importlib.util.find_spec("gbs").submodule_search_locations[0] + "/problems.py"
+else:
+    PATH = os.path.join(ROOT, "python", "gbs", "problems.py")
 
 
 def _load():

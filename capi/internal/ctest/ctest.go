@@ -46,6 +46,8 @@ void ctest_count_log(const char *msg, void *user) {
 }
 
 static int64_t get_log_calls(void) { return log_calls; }
+
+#include <stdlib.h>
 */
 import "C"
 
@@ -70,3 +72,9 @@ func CountLog() unsafe.Pointer { return unsafe.Pointer(C.ctest_count_log) }
 
 // LogCalls returns the number of calls of CountLog so far.
 func LogCalls() int64 { return int64(C.get_log_calls()) }
+
+// Buffer returns n zeroed bytes of C memory, never freed: the memory
+// behind the array pointers of the fuzz tests, outside the Go heap, so
+// that views longer than the buffer (which the argument checks create but
+// must not read) are not taken for Go pointers by the garbage collector.
+func Buffer(n int) unsafe.Pointer { return C.calloc(C.size_t(n), 1) }
