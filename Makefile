@@ -21,7 +21,7 @@ build:
 # The C shared library and its header.
 lib: $(LIB)
 
-$(LIB): $(shell find capi gbs flow nuts ensemble -name '*.go' -not -name '*_test.go') include/gbs.h go.mod go.sum
+$(LIB): $(shell find capi gbs flow nuts ensemble internal -name '*.go' -not -name '*_test.go') $(wildcard capi/*.c) include/gbs.h go.mod go.sum
 	mkdir -p $(BUILD)/lib $(BUILD)/include
 	$(GO) build -buildmode=c-shared -o $(LIB) ./capi
 	rm -f $(BUILD)/lib/libgbs.h
@@ -85,7 +85,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
@@ -128,7 +128,7 @@ test-cgocheck: test-c
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./capi/...
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $(BUILD)/cgocheck/libgbs.so ./capi
 	tests/c/check_abi.sh include/gbs.h $(BUILD)/cgocheck/libgbs.so $(BUILD)/cgocheck/libgbs.h
-	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch; do \
+	set -e; for t in test_evidence test_flow test_errors test_cancel test_nuts_batch test_fork; do \
 	  cc -std=c11 -O1 -DGBS_TEST_FLOW -Iinclude -o $(BUILD)/cgocheck/$$t tests/c/$$t.c \
 	    -L$(BUILD)/cgocheck -Wl,-rpath,$(abspath $(BUILD)/cgocheck) -lgbs -lm -lpthread; \
 	  echo "== $$t (cgocheck2)"; (cd $(BUILD)/cgocheck && ./$$t > $$t.log 2>&1) || { cat $(BUILD)/cgocheck/$$t.log; exit 1; }; \

@@ -18,8 +18,8 @@ type cancelToken struct {
 
 const tokenKind = "gbs_cancel_token"
 
-//export gbs_cancel_token_new
-func gbs_cancel_token_new(out **C.gbs_cancel_token, errOut **C.char) C.int {
+//export gbsgo_cancel_token_new
+func gbsgo_cancel_token_new(out **C.gbs_cancel_token, errOut **C.char) C.int {
 	return call("gbs_cancel_token_new", errOut, func() error {
 		if out == nil {
 			return argError("out is NULL")
@@ -30,8 +30,8 @@ func gbs_cancel_token_new(out **C.gbs_cancel_token, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_cancel
-func gbs_cancel(token *C.gbs_cancel_token, errOut **C.char) C.int {
+//export gbsgo_cancel
+func gbsgo_cancel(token *C.gbs_cancel_token, errOut **C.char) C.int {
 	id := tokenID(token)
 	return call("gbs_cancel", errOut, func() error {
 		t, err := lookup[*cancelToken](id, tokenKind)
@@ -43,8 +43,8 @@ func gbs_cancel(token *C.gbs_cancel_token, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_cancel_token_canceled
-func gbs_cancel_token_canceled(token *C.gbs_cancel_token, canceled *C.int32_t, errOut **C.char) C.int {
+//export gbsgo_cancel_token_canceled
+func gbsgo_cancel_token_canceled(token *C.gbs_cancel_token, canceled *C.int32_t, errOut **C.char) C.int {
 	id := tokenID(token)
 	return call("gbs_cancel_token_canceled", errOut, func() error {
 		if canceled == nil {
@@ -62,8 +62,8 @@ func gbs_cancel_token_canceled(token *C.gbs_cancel_token, canceled *C.int32_t, e
 	})
 }
 
-//export gbs_cancel_token_free
-func gbs_cancel_token_free(token *C.gbs_cancel_token, errOut **C.char) C.int {
+//export gbsgo_cancel_token_free
+func gbsgo_cancel_token_free(token *C.gbs_cancel_token, errOut **C.char) C.int {
 	id := tokenID(token)
 	return call("gbs_cancel_token_free", errOut, func() error {
 		if id == 0 {

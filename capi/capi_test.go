@@ -32,7 +32,7 @@ func goString(p *cChar) string {
 // message returns the text of an error message and frees it.
 func message(p *cChar) string {
 	s := goString(p)
-	gbs_free_error(p)
+	gbsgo_free_error(p)
 	return s
 }
 
@@ -55,7 +55,7 @@ func normalDraws(n, d int, seed uint64) []float64 {
 // checkLive fails the test if objects handed to C are still live.
 func checkLive(t *testing.T) {
 	t.Helper()
-	if n := gbs_debug_live_allocations(); n != 0 {
+	if n := gbsgo_debug_live_allocations(); n != 0 {
 		t.Errorf("%d objects from the library still live", n)
 	}
 }
@@ -78,7 +78,7 @@ func TestEvidence(t *testing.T) {
 		res.size = cSize(unsafe.Sizeof(res))
 		trace := make([]cTracePoint, 8)
 		var msg *cChar
-		st := gbs_evidence(fn, nil, ptr(x), chains, draws, d, nil, opt, &res, &trace[0], cInt64(len(trace)), &msg)
+		st := gbsgo_evidence(fn, nil, ptr(x), chains, draws, d, nil, opt, &res, &trace[0], cInt64(len(trace)), &msg)
 		if st != statusOK {
 			t.Fatalf("status %d: %s", st, message(msg))
 		}
@@ -95,7 +95,7 @@ func TestEvidence(t *testing.T) {
 			t.Errorf("concurrent callback changed ln Z: %g, serial %g", res.logz, logz)
 		}
 		logz = float64(res.logz)
-		gbs_free_warnings(res.warnings)
+		gbsgo_free_warnings(res.warnings)
 	}
 	checkLive(t)
 }
@@ -116,7 +116,7 @@ func TestCallbackErrors(t *testing.T) {
 			res := cResult{}
 			res.size = cSize(unsafe.Sizeof(res))
 			var msg *cChar
-			st := gbs_evidence(cLogDensityFn(c.fn), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg)
+			st := gbsgo_evidence(cLogDensityFn(c.fn), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg)
 			if m := message(msg); st != statusCallback || !strings.Contains(m, c.want) {
 				t.Errorf("%s callback: status %d, message %q; want %d and %q", c.name, st, m, statusCallback, c.want)
 			}
@@ -153,7 +153,7 @@ func TestBadArguments(t *testing.T) {
 		{"small options", fn, x, 1, 100, 2, small, &res, statusArgument, "smaller than sizeof(gbs_evidence_options)"},
 	} {
 		var msg *cChar
-		st := gbs_evidence(c.fn, nil, ptr(c.x), c.chains, c.draws, c.d, nil, c.opt, c.res, nil, 0, &msg)
+		st := gbsgo_evidence(c.fn, nil, ptr(c.x), c.chains, c.draws, c.d, nil, c.opt, c.res, nil, 0, &msg)
 		if m := message(msg); int(st) != c.wantStatus || !strings.Contains(m, c.wantMessageContains) {
 			t.Errorf("%s: status %d, message %q; want %d and %q", c.name, st, m, c.wantStatus, c.wantMessageContains)
 		}
@@ -169,7 +169,7 @@ func TestNUTS(t *testing.T) {
 	lp := make([]float64, chains*draws)
 	var msg *cChar
 	fn := cLogDensityGradFn(ctest.NormalLogPGrad())
-	if st := gbs_nuts_sample(fn, nil, d, chains, draws, opt, ptr(out), ptr(lp), nil, &msg); st != statusOK {
+	if st := gbsgo_nuts_sample(fn, nil, d, chains, draws, opt, ptr(out), ptr(lp), nil, &msg); st != statusOK {
 		t.Fatalf("gbs_nuts_sample: status %d: %s", st, message(msg))
 	}
 	var m, v float64
@@ -185,13 +185,13 @@ func TestNUTS(t *testing.T) {
 
 	res := cResult{}
 	res.size = cSize(unsafe.Sizeof(res))
-	if st := gbs_nuts_evidence(fn, nil, d, chains, draws, opt, nil, &res, nil, 0, nil, nil, nil, &msg); st != statusOK {
+	if st := gbsgo_nuts_evidence(fn, nil, d, chains, draws, opt, nil, &res, nil, 0, nil, nil, nil, &msg); st != statusOK {
 		t.Fatalf("gbs_nuts_evidence: status %d: %s", st, message(msg))
 	}
 	if math.Abs(float64(res.logz)) > 4*float64(res.logzerr) {
 		t.Errorf("pipeline ln Z = %g ± %g, exact 0", res.logz, res.logzerr)
 	}
-	gbs_free_warnings(res.warnings)
+	gbsgo_free_warnings(res.warnings)
 	checkLive(t)
 }
 
@@ -202,32 +202,32 @@ func TestFlow(t *testing.T) {
 	opt.size = cSize(unsafe.Sizeof(*opt))
 	var f *cFlow
 	var msg *cChar
-	if st := gbs_flow_fit(ptr(x), n, d, nil, opt, &f, &msg); st != statusOK {
+	if st := gbsgo_flow_fit(ptr(x), n, d, nil, opt, &f, &msg); st != statusOK {
 		t.Fatalf("gbs_flow_fit: status %d: %s", st, message(msg))
 	}
 	lq := make([]float64, n)
-	if st := gbs_flow_log_prob(f, ptr(x), n, ptr(lq), &msg); st != statusOK {
+	if st := gbsgo_flow_log_prob(f, ptr(x), n, ptr(lq), &msg); st != statusOK {
 		t.Fatalf("gbs_flow_log_prob: status %d: %s", st, message(msg))
 	}
 	y := make([]float64, 10*d)
 	ly := make([]float64, 10)
-	if st := gbs_flow_sample(f, 10, 9, ptr(y), ptr(ly), &msg); st != statusOK {
+	if st := gbsgo_flow_sample(f, 10, 9, ptr(y), ptr(ly), &msg); st != statusOK {
 		t.Fatalf("gbs_flow_sample: status %d: %s", st, message(msg))
 	}
 	var size cInt64
-	if st := gbs_flow_to_buffer(f, nil, 0, &size, &msg); st != statusOK || size <= 0 {
+	if st := gbsgo_flow_to_buffer(f, nil, 0, &size, &msg); st != statusOK || size <= 0 {
 		t.Fatalf("gbs_flow_to_buffer: status %d, size %d: %s", st, size, message(msg))
 	}
 	buf := make([]byte, size)
-	if st := gbs_flow_to_buffer(f, unsafe.Pointer(&buf[0]), size, &size, &msg); st != statusOK {
+	if st := gbsgo_flow_to_buffer(f, unsafe.Pointer(&buf[0]), size, &size, &msg); st != statusOK {
 		t.Fatalf("gbs_flow_to_buffer: status %d: %s", st, message(msg))
 	}
 	var g *cFlow
-	if st := gbs_flow_from_buffer(unsafe.Pointer(&buf[0]), size, &g, &msg); st != statusOK {
+	if st := gbsgo_flow_from_buffer(unsafe.Pointer(&buf[0]), size, &g, &msg); st != statusOK {
 		t.Fatalf("gbs_flow_from_buffer: status %d: %s", st, message(msg))
 	}
 	lg := make([]float64, n)
-	if st := gbs_flow_log_prob(g, ptr(x), n, ptr(lg), &msg); st != statusOK {
+	if st := gbsgo_flow_log_prob(g, ptr(x), n, ptr(lg), &msg); st != statusOK {
 		t.Fatalf("gbs_flow_log_prob after load: status %d: %s", st, message(msg))
 	}
 	for i := range lq {
@@ -236,11 +236,11 @@ func TestFlow(t *testing.T) {
 		}
 	}
 	for _, h := range []*cFlow{f, g} {
-		if st := gbs_flow_free(h, &msg); st != statusOK {
+		if st := gbsgo_flow_free(h, &msg); st != statusOK {
 			t.Fatalf("gbs_flow_free: status %d: %s", st, message(msg))
 		}
 	}
-	st := gbs_flow_log_prob(f, ptr(x), n, ptr(lq), &msg)
+	st := gbsgo_flow_log_prob(f, ptr(x), n, ptr(lq), &msg)
 	if m := message(msg); st != statusHandle || !strings.Contains(m, "already freed") {
 		t.Errorf("freed flow: status %d, message %q", st, m)
 	}
@@ -249,20 +249,20 @@ func TestFlow(t *testing.T) {
 
 func TestLogCallback(t *testing.T) {
 	var msg *cChar
-	if st := gbs_set_log_callback(cLogFn(ctest.CountLog()), nil, &msg); st != statusOK {
+	if st := gbsgo_set_log_callback(cLogFn(ctest.CountLog()), nil, &msg); st != statusOK {
 		t.Fatalf("gbs_set_log_callback: status %d: %s", st, message(msg))
 	}
-	defer gbs_set_log_callback(nil, nil, nil)
+	defer gbsgo_set_log_callback(nil, nil, nil)
 	before := ctest.LogCalls()
 	x := normalDraws(400, 2, 5)
 	opt := evidenceOptions()
 	opt.verbose = 1
 	res := cResult{}
 	res.size = cSize(unsafe.Sizeof(res))
-	if st := gbs_evidence(cLogDensityFn(ctest.NormalLogP()), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg); st != statusOK {
+	if st := gbsgo_evidence(cLogDensityFn(ctest.NormalLogP()), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg); st != statusOK {
 		t.Fatalf("gbs_evidence: status %d: %s", st, message(msg))
 	}
-	gbs_free_warnings(res.warnings)
+	gbsgo_free_warnings(res.warnings)
 	if ctest.LogCalls() == before {
 		t.Error("no message reached the log callback")
 	}
@@ -272,24 +272,24 @@ func TestLogCallback(t *testing.T) {
 func TestCanceledToken(t *testing.T) {
 	var tok *cCancelToken
 	var msg *cChar
-	if st := gbs_cancel_token_new(&tok, &msg); st != statusOK {
+	if st := gbsgo_cancel_token_new(&tok, &msg); st != statusOK {
 		t.Fatalf("gbs_cancel_token_new: status %d: %s", st, message(msg))
 	}
-	gbs_cancel(tok, nil)
+	gbsgo_cancel(tok, nil)
 	x := normalDraws(400, 2, 6)
 	opt := evidenceOptions()
 	opt.cancel = tok
 	res := cResult{}
 	res.size = cSize(unsafe.Sizeof(res))
-	st := gbs_evidence(cLogDensityFn(ctest.NormalLogP()), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg)
+	st := gbsgo_evidence(cLogDensityFn(ctest.NormalLogP()), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg)
 	if m := message(msg); st != statusCanceled || !strings.Contains(m, "canceled") {
 		t.Errorf("status %d, message %q; want %d", st, m, statusCanceled)
 	}
-	gbs_cancel_token_free(tok, nil)
-	if st := gbs_cancel(tok, &msg); st != statusHandle {
+	gbsgo_cancel_token_free(tok, nil)
+	if st := gbsgo_cancel(tok, &msg); st != statusHandle {
 		t.Errorf("freed token: status %d", st)
 	}
-	gbs_free_error(msg)
+	gbsgo_free_error(msg)
 	checkLive(t)
 }
 
@@ -307,10 +307,11 @@ func TestPanicBecomesStatus(t *testing.T) {
 	checkLive(t)
 }
 
-// TestVersion checks that gbs_version, made from the header's macros,
-// agrees with the Go constant gbs.Version.
+// TestVersion checks that the header's version macros, which gbs_version
+// (in C, forkguard.c) spells out, agree with the Go constant gbs.Version;
+// tests/c/test_version.c checks gbs_version against the same macros.
 func TestVersion(t *testing.T) {
-	if got := goString(gbs_version()); got != gbs.Version {
-		t.Errorf("gbs_version() = %q, gbs.Version = %q", got, gbs.Version)
+	if got := headerVersion(); got != gbs.Version {
+		t.Errorf("GBS_VERSION_* = %q, gbs.Version = %q", got, gbs.Version)
 	}
 }

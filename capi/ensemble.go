@@ -85,8 +85,8 @@ func ensembleArgs(f C.gbs_log_density_fn, d C.int64_t, opt *C.gbs_ensemble_optio
 	return s, o.cancel, err
 }
 
-//export gbs_ensemble_sample
-func gbs_ensemble_sample(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int64_t, opt *C.gbs_ensemble_options, out **C.gbs_ensemble, errOut **C.char) C.int {
+//export gbsgo_ensemble_sample
+func gbsgo_ensemble_sample(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int64_t, opt *C.gbs_ensemble_options, out **C.gbs_ensemble, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_ensemble_sample", errOut, func() error {
 		if out == nil {
@@ -111,8 +111,8 @@ func gbs_ensemble_sample(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int64_
 	})
 }
 
-//export gbs_ensemble_get_info
-func gbs_ensemble_get_info(run *C.gbs_ensemble, info *C.gbs_ensemble_info, errOut **C.char) C.int {
+//export gbsgo_ensemble_get_info
+func gbsgo_ensemble_get_info(run *C.gbs_ensemble, info *C.gbs_ensemble_info, errOut **C.char) C.int {
 	return call("gbs_ensemble_get_info", errOut, func() error {
 		r, err := lookup[*ensemble.Result](ensembleID(run), ensembleKind)
 		if err != nil {
@@ -137,8 +137,8 @@ func gbs_ensemble_get_info(run *C.gbs_ensemble, info *C.gbs_ensemble_info, errOu
 	})
 }
 
-//export gbs_ensemble_get_draws
-func gbs_ensemble_get_draws(run *C.gbs_ensemble, draws, logp *C.double, errOut **C.char) C.int {
+//export gbsgo_ensemble_get_draws
+func gbsgo_ensemble_get_draws(run *C.gbs_ensemble, draws, logp *C.double, errOut **C.char) C.int {
 	return call("gbs_ensemble_get_draws", errOut, func() error {
 		r, err := lookup[*ensemble.Result](ensembleID(run), ensembleKind)
 		if err != nil {
@@ -163,8 +163,8 @@ func gbs_ensemble_get_draws(run *C.gbs_ensemble, draws, logp *C.double, errOut *
 	})
 }
 
-//export gbs_ensemble_warnings
-func gbs_ensemble_warnings(run *C.gbs_ensemble, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
+//export gbsgo_ensemble_warnings
+func gbsgo_ensemble_warnings(run *C.gbs_ensemble, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_ensemble_warnings", errOut, func() error {
 		r, err := lookup[*ensemble.Result](ensembleID(run), ensembleKind)
 		if err != nil {
@@ -181,8 +181,8 @@ func gbs_ensemble_warnings(run *C.gbs_ensemble, warnings ***C.char, n *C.int64_t
 	})
 }
 
-//export gbs_ensemble_free
-func gbs_ensemble_free(run *C.gbs_ensemble, errOut **C.char) C.int {
+//export gbsgo_ensemble_free
+func gbsgo_ensemble_free(run *C.gbs_ensemble, errOut **C.char) C.int {
 	return call("gbs_ensemble_free", errOut, func() error {
 		if run == nil {
 			return nil
@@ -194,8 +194,8 @@ func gbs_ensemble_free(run *C.gbs_ensemble, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_ensemble_evidence
-func gbs_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int64_t,
+//export gbsgo_ensemble_evidence
+func gbsgo_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.int64_t,
 	ensOpt *C.gbs_ensemble_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
 	trace *C.gbs_trace_point, traceCap C.int64_t, samplerCalls *C.int64_t, errOut **C.char) C.int {
 	u := uintptr(user)

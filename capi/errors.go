@@ -149,8 +149,8 @@ func newWarnings(ws []string) **C.char {
 	return arr
 }
 
-//export gbs_free_error
-func gbs_free_error(msg *C.char) {
+//export gbsgo_free_error
+func gbsgo_free_error(msg *C.char) {
 	_ = call("gbs_free_error", nil, func() error {
 		if msg == nil {
 			return nil
@@ -167,8 +167,8 @@ func gbs_free_error(msg *C.char) {
 	})
 }
 
-//export gbs_free_warnings
-func gbs_free_warnings(ws **C.char) {
+//export gbsgo_free_warnings
+func gbsgo_free_warnings(ws **C.char) {
 	_ = call("gbs_free_warnings", nil, func() error {
 		if ws == nil {
 			return nil
@@ -189,8 +189,8 @@ func gbs_free_warnings(ws **C.char) {
 	})
 }
 
-//export gbs_debug_live_allocations
-func gbs_debug_live_allocations() C.int64_t {
+//export gbsgo_debug_live_allocations
+func gbsgo_debug_live_allocations() C.int64_t {
 	var n int
 	_ = call("gbs_debug_live_allocations", nil, func() error {
 		outstanding.Lock()

@@ -179,8 +179,8 @@ func evidenceCallArgs(logp C.gbs_log_density_fn, samples *C.double, nChains, nDr
 	return &evidenceCall{samples: s, set: set, opt: o, trace: tr}, nil
 }
 
-//export gbs_evidence
-func gbs_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.double,
+//export gbsgo_evidence
+func gbsgo_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.double,
 	nChains, nDraws, d C.int64_t, logpSamples *C.double, opt *C.gbs_evidence_options,
 	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, errOut **C.char) C.int {
 	u := uintptr(user)

@@ -113,8 +113,8 @@ func flowFitArgs(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow
 	return pts, w, set, err
 }
 
-//export gbs_flow_fit
-func gbs_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_fit
+func gbsgo_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow_options, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_fit", errOut, func() error {
 		pts, w, set, err := flowFitArgs(x, n, d, weights, opt, out)
 		if err != nil {
@@ -129,8 +129,8 @@ func gbs_flow_fit(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flo
 	})
 }
 
-//export gbs_flow_free
-func gbs_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_free
+func gbsgo_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_free", errOut, func() error {
 		if f == nil {
 			return nil
@@ -142,8 +142,8 @@ func gbs_flow_free(f *C.gbs_flow, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_flow_get_info
-func gbs_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.int {
+//export gbsgo_flow_get_info
+func gbsgo_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.int {
 	return call("gbs_flow_get_info", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -158,8 +158,8 @@ func gbs_flow_get_info(f *C.gbs_flow, info *C.gbs_flow_info, errOut **C.char) C.
 	})
 }
 
-//export gbs_flow_warnings
-func gbs_flow_warnings(f *C.gbs_flow, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
+//export gbsgo_flow_warnings
+func gbsgo_flow_warnings(f *C.gbs_flow, warnings ***C.char, n *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_flow_warnings", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -194,8 +194,8 @@ func flowBatch(f *C.gbs_flow, n C.int64_t) (*flow.Flow, int, error) {
 	return fl, size, err
 }
 
-//export gbs_flow_log_prob
-func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_log_prob
+func gbsgo_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_log_prob", errOut, func() error {
 		fl, size, err := flowBatch(f, n)
 		if err != nil || size == 0 {
@@ -214,8 +214,8 @@ func gbs_flow_log_prob(f *C.gbs_flow, x *C.double, n C.int64_t, logq *C.double, 
 	})
 }
 
-//export gbs_flow_sample
-func gbs_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, logq *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_sample
+func gbsgo_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double, logq *C.double, errOut **C.char) C.int {
 	return call("gbs_flow_sample", errOut, func() error {
 		fl, size, err := flowBatch(f, n)
 		if err != nil || size == 0 {
@@ -273,18 +273,18 @@ func mapPoints(fn string, f *C.gbs_flow, in *C.double, n C.int64_t, out, logdet 
 	})
 }
 
-//export gbs_flow_forward
-func gbs_flow_forward(f *C.gbs_flow, x *C.double, n C.int64_t, z, logdet *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_forward
+func gbsgo_flow_forward(f *C.gbs_flow, x *C.double, n C.int64_t, z, logdet *C.double, errOut **C.char) C.int {
 	return mapPoints("gbs_flow_forward", f, x, n, z, logdet, errOut, false)
 }
 
-//export gbs_flow_inverse
-func gbs_flow_inverse(f *C.gbs_flow, z *C.double, n C.int64_t, x, logdet *C.double, errOut **C.char) C.int {
+//export gbsgo_flow_inverse
+func gbsgo_flow_inverse(f *C.gbs_flow, z *C.double, n C.int64_t, x, logdet *C.double, errOut **C.char) C.int {
 	return mapPoints("gbs_flow_inverse", f, z, n, x, logdet, errOut, true)
 }
 
-//export gbs_flow_save
-func gbs_flow_save(f *C.gbs_flow, path *C.char, errOut **C.char) C.int {
+//export gbsgo_flow_save
+func gbsgo_flow_save(f *C.gbs_flow, path *C.char, errOut **C.char) C.int {
 	return call("gbs_flow_save", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -314,8 +314,8 @@ func loadFlow(b []byte, out **C.gbs_flow) error {
 	return nil
 }
 
-//export gbs_flow_load
-func gbs_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_load
+func gbsgo_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_load", errOut, func() error {
 		if out == nil {
 			return argError("out is NULL")
@@ -332,8 +332,8 @@ func gbs_flow_load(path *C.char, out **C.gbs_flow, errOut **C.char) C.int {
 	})
 }
 
-//export gbs_flow_to_buffer
-func gbs_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, length *C.int64_t, errOut **C.char) C.int {
+//export gbsgo_flow_to_buffer
+func gbsgo_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, length *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_flow_to_buffer", errOut, func() error {
 		fl, err := lookup[*flow.Flow](flowID(f), flowKind)
 		if err != nil {
@@ -361,8 +361,8 @@ func gbs_flow_to_buffer(f *C.gbs_flow, buf unsafe.Pointer, capacity C.int64_t, l
 	})
 }
 
-//export gbs_flow_from_buffer
-func gbs_flow_from_buffer(buf unsafe.Pointer, length C.int64_t, out **C.gbs_flow, errOut **C.char) C.int {
+//export gbsgo_flow_from_buffer
+func gbsgo_flow_from_buffer(buf unsafe.Pointer, length C.int64_t, out **C.gbs_flow, errOut **C.char) C.int {
 	return call("gbs_flow_from_buffer", errOut, func() error {
 		if out == nil {
 			return argError("out is NULL")

@@ -3,9 +3,12 @@
 //	go build -buildmode=c-shared -o libgbs.so ./capi
 //
 // it becomes libgbs.so, whose interface is the hand-written header
-// include/gbs.h: every //export gbs_* function here implements one
-// function declared there, with the same parameter types (the header's
-// const qualifiers aside; `make check-abi` compares the two).
+// include/gbs.h. Every function declared there is defined in C, in
+// forkguard.c: it checks that the process is the one that loaded the
+// library (a forked child gets GBS_ERR_FORKED instead of a hang, since a Go
+// runtime does not survive fork) and then calls the //export gbsgo_*
+// function here of the same name and parameter types (the header's const
+// qualifiers aside; tests/c/check_abi.sh compares the two).
 //
 // The package holds no numerics, only translation between C and Go: it
 // checks the C arguments, copies C options into Go settings, calls the C

@@ -185,8 +185,8 @@ const (
 	gradBatchKind = "batched log-density-and-gradient"
 )
 
-//export gbs_nuts_sample
-func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+//export gbsgo_nuts_sample
+func gbsgo_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_sample", errOut, func() error {
@@ -196,8 +196,8 @@ func gbs_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChain
 	})
 }
 
-//export gbs_nuts_sample_batch
-func gbs_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+//export gbsgo_nuts_sample_batch
+func gbsgo_nuts_sample_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	opt *C.gbs_nuts_options, draws, logp *C.double, stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_nuts_sample_batch", errOut, func() error {
@@ -229,8 +229,8 @@ func nutsSample(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, op
 	return nil
 }
 
-//export gbs_nuts_evidence
-func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+//export gbsgo_nuts_evidence
+func gbsgo_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
 	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
 	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {
@@ -243,8 +243,8 @@ func gbs_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nCha
 	})
 }
 
-//export gbs_nuts_evidence_batch
-func gbs_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
+//export gbsgo_nuts_evidence_batch
+func gbsgo_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Pointer, d, nChains, nDraws C.int64_t,
 	nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options, result *C.gbs_result,
 	trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
 	stats *C.gbs_nuts_chain_stats, errOut **C.char) C.int {

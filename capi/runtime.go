@@ -13,18 +13,17 @@ import (
 	"unsafe"
 )
 
-// versionString is gbs_version's static C string, made from the header's
-// GBS_VERSION_* macros (the one version number); it is never freed.
-var versionString = C.CString(fmt.Sprintf("%d.%d.%d", C.GBS_VERSION_MAJOR, C.GBS_VERSION_MINOR, C.GBS_VERSION_PATCH))
+// gbs_abi_version and gbs_version are answered in C (forkguard.c), without
+// entering Go, so that they work in a forked child too.
 
-//export gbs_abi_version
-func gbs_abi_version() C.int { return C.GBS_ABI_VERSION }
+// headerVersion is the version of the header's GBS_VERSION_* macros,
+// "MAJOR.MINOR.PATCH", the string gbs_version returns.
+func headerVersion() string {
+	return fmt.Sprintf("%d.%d.%d", C.GBS_VERSION_MAJOR, C.GBS_VERSION_MINOR, C.GBS_VERSION_PATCH)
+}
 
-//export gbs_version
-func gbs_version() *C.char { return versionString }
-
-//export gbs_set_threads
-func gbs_set_threads(n C.int32_t, previous *C.int32_t, errOut **C.char) C.int {
+//export gbsgo_set_threads
+func gbsgo_set_threads(n C.int32_t, previous *C.int32_t, errOut **C.char) C.int {
 	return call("gbs_set_threads", errOut, func() error {
 		if n < 0 {
 			return argError("n = %d is negative (0 queries, > 0 sets)", int32(n))
@@ -46,8 +45,8 @@ var logSink struct {
 	user uintptr
 }
 
-//export gbs_set_log_callback
-func gbs_set_log_callback(fn C.gbs_log_fn, user unsafe.Pointer, errOut **C.char) C.int {
+//export gbsgo_set_log_callback
+func gbsgo_set_log_callback(fn C.gbs_log_fn, user unsafe.Pointer, errOut **C.char) C.int {
 	u := uintptr(user)
 	return call("gbs_set_log_callback", errOut, func() error {
 		logSink.mu.Lock()

@@ -60,7 +60,8 @@
  *   different or the same handles (a fitted flow is immutable).  The library
  *   runs a Go runtime with its own worker threads; gbs_set_threads() caps how
  *   many run Go code at once.  One libgbs per process; after fork() only
- *   exec is safe (use spawn / forkserver in Python multiprocessing).
+ *   exec is safe (use spawn / forkserver in Python multiprocessing): a
+ *   forked child that calls the library gets GBS_ERR_FORKED, not a hang.
  *
  * Cancellation.  Long calls take an optional gbs_cancel_token in their
  *   options; gbs_cancel() from another thread makes the call return
@@ -129,6 +130,13 @@ extern "C" {
 /* An internal error (a bug in libgbs); the message says where.  The library
  * remains usable. */
 #define GBS_ERR_INTERNAL 8
+/* The call was made in a process forked from the one that loaded the
+ * library, whose Go runtime does not survive fork (it would hang); nothing
+ * was done.  Load libgbs after fork (or exec); in Python use the spawn or
+ * forkserver start method.  In a forked child every function with a status
+ * returns this, gbs_free_error frees only these messages, gbs_free_warnings
+ * does nothing, and gbs_abi_version and gbs_version work as usual. */
+#define GBS_ERR_FORKED 9
 
 /* ------------------------------------------------------------------------ */
 /* Version, errors, runtime                                                  */

@@ -30,8 +30,8 @@ forkserver start method of multiprocessing, not fork.
 """
 
 from . import problems
-from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsIOError, abi_version,
-                   set_threads, version)
+from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsForkError, GbsIOError,
+                   abi_version, set_threads, version)
 from ._lib import path as library_path
 from .evidence import evidence
 from .flow import Flow
@@ -39,6 +39,6 @@ from .result import Result
 from .sampling import Samples, sample, sample_ensemble
 
 __all__ = ["evidence", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
-           "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "version",
+           "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]
 __version__ = "0.1.0"

@@ -1,6 +1,7 @@
 """Input conversion shared by the public functions: arrays, bounds, seeds."""
 
 import ctypes
+import operator
 
 import numpy as np
 
@@ -35,32 +36,42 @@ def bounds_arrays(bounds, d):
       ``gbs.problems`` gives), or an array of shape (2, d);
     - for d = 1, ``(low, high)``.
 
-    ``None`` (or ``±inf``) for a side without a bound. For d = 2 the shapes
-    (d, 2) and (2, d) coincide: a tuple is read as (lower, upper) and
-    anything else as rows; a reading in which some low >= high is
-    discarded in favour of the other.
+    ``None`` (or ``±inf``) for a side without a bound; NaN is an error. For
+    d = 2 the shapes (d, 2) and (2, d) coincide: a tuple is read as (lower,
+    upper) and anything else as rows; a reading in which some low >= high
+    is discarded in favour of the other.
     """
     try:
         b = np.array(bounds, dtype=object)
-        b = np.where(np.equal(b, None), np.nan, b).astype(np.float64)
+        none = np.equal(b, None)
+        b = np.where(none, 0.0, b).astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError("bounds must be numbers or None, shape (%d, 2) or (2, %d)" % (d, d)) from None
+    # None is an open side; NaN is not (it is what a failed computation
+    # leaves behind), so it is an error rather than silently no bound.
+    nan = np.isnan(b) & ~none
+    b[none] = np.nan
     if b.shape == (2,) and d == 1:
-        b = b.reshape(1, 2)
-    readings = []
+        b, nan = b.reshape(1, 2), nan.reshape(1, 2)
+    readings = []  # (lower, upper, NaN in lower, NaN in upper)
     rows = b.shape == (d, 2)
     pair = b.shape == (2, d)
     if rows:
-        readings.append((b[:, 0], b[:, 1]))
+        readings.append((b[:, 0], b[:, 1], nan[:, 0], nan[:, 1]))
     if pair:
-        readings.append((b[0], b[1]))
+        readings.append((b[0], b[1], nan[0], nan[1]))
     if not readings:
         raise ValueError("bounds must have shape (%d, 2) (rows of low, high) or be a pair "
                          "(lower, upper) of length %d, not shape %s" % (d, d, b.shape))
     if rows and pair and isinstance(bounds, tuple):
         readings.reverse()  # a tuple (lower, upper), as problems.bounds
+    for side, name, open_side in ((2, "lower", "-inf"), (3, "upper", "inf")):
+        bad = np.flatnonzero(readings[0][side])
+        if bad.size:
+            raise ValueError("bounds: the %s bound of coordinate %d is NaN; use None or %s for "
+                             "an open side" % (name, bad[0], open_side))
     valid = []
-    for lo, hi in readings:
+    for lo, hi, _, _ in readings:
         lo = np.where(np.isnan(lo), -np.inf, lo)
         hi = np.where(np.isnan(hi), np.inf, hi)
         if np.all(lo < hi):
@@ -71,20 +82,40 @@ def bounds_arrays(bounds, d):
     return as_c(lo), as_c(hi)
 
 
+def check_seed(seed):
+    """seed as given, checked: None, a numpy Generator or RandomState, or
+    an integer in [0, 2**64) (a Python or numpy integer). Anything else is
+    an error rather than a different seed: a float (even 1.0, which is
+    usually a computed value that may already have been rounded), a bool,
+    a negative number or one of 65 bits or more (the library's seed is a
+    uint64, and wrapping would give 2**64 and 0 the same stream)."""
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.RandomState)):
+        return seed
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError("seed must be an integer, not the bool %r" % (seed,))
+    try:
+        v = operator.index(seed)  # int, numpy integers, 0-d integer arrays
+    except TypeError:
+        raise TypeError("seed must be None, an integer in [0, 2**64) or a numpy Generator, not "
+                        "%s %r" % (type(seed).__name__, seed)) from None
+    if not 0 <= v <= UINT64_MASK:
+        raise ValueError("seed must be in [0, 2**64), not %d" % v)
+    return v
+
+
 def seed_value(seed):
     """A uint64 seed for the library. None draws fresh entropy (so repeated
-    calls differ; the value is reported in the result); an int is used as
-    is (mod 2**64); a numpy Generator or RandomState is asked for one."""
+    calls differ; the value is reported in the result); an integer is used
+    as is (see :func:`check_seed`); a numpy Generator or RandomState is
+    asked for one."""
+    seed = check_seed(seed)
     if seed is None:
         return int(np.random.SeedSequence().entropy) & UINT64_MASK
     if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2 ** 63)) & UINT64_MASK
+        return int(seed.integers(0, 2 ** 63))
     if isinstance(seed, np.random.RandomState):
-        return int(seed.randint(0, 2 ** 63, dtype=np.int64)) & UINT64_MASK
-    try:
-        return int(seed) & UINT64_MASK
-    except (TypeError, ValueError):
-        raise TypeError("seed must be None, an int or a numpy Generator, not %r" % (seed,)) from None
+        return int(seed.randint(0, 2 ** 63, dtype=np.int64))
+    return seed
 
 
 def positive_int(value, name, allow_none=True, bits=64):

@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from . import _lib
+from ._values import batch_values, real_value
 
 _f64 = np.float64
 _c_double = ctypes.c_double
@@ -111,9 +112,10 @@ class GradCallback(Callback):
     """``fn(x) -> (log p, gradient)`` at one point as a
     gbs_log_density_grad_fn."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, name="log_prob_and_grad"):
         super().__init__()
         self.fn = fn
+        self.name = name
         self.cfunc = _lib.LOG_DENSITY_GRAD_FN(self)
 
     def __call__(self, x_addr, d, logp_addr, grad_addr, _user):
@@ -127,15 +129,23 @@ class GradCallback(Callback):
             try:
                 lp, g = ret
             except (TypeError, ValueError):
-                raise TypeError("log_prob_and_grad must return (log p, gradient), got %r"
-                                % (type(ret).__name__,)) from None
+                raise TypeError("%s must return (log p, gradient), got %r"
+                                % (self.name, type(ret).__name__)) from None
+            if type(lp) is not float:
+                lp = real_value(lp, x, self.name)
             # (-inf, None) outside the support is fine: the point is refused.
-            g = np.full(d, np.nan) if g is None else np.asarray(g, dtype=np.float64)
+            if g is None:
+                g = np.full(d, np.nan)
+            elif type(g) is not np.ndarray or g.dtype != _f64:
+                g = np.asarray(g)
+                if g.dtype.kind not in "fiu":
+                    raise TypeError("%s returned a gradient of dtype %s at x = %s; it must be %d "
+                                    "numbers" % (self.name, g.dtype, x, d))
+                g = g.astype(_f64)
             if g.size != d:
-                raise ValueError("log_prob_and_grad returned a gradient of shape %s at a point "
-                                 "of dimension %d; it must have shape (%d,)" % (g.shape, d, d))
-            _c_double.from_address(logp_addr).value = (
-                lp if type(lp) is float else float(np.asarray(lp, dtype=_f64).reshape(())))
+                raise ValueError("%s returned a gradient of shape %s at a point "
+                                 "of dimension %d; it must have shape (%d,)" % (self.name, g.shape, d, d))
+            _c_double.from_address(logp_addr).value = lp
             _view(grad_addr, d)[:] = g.reshape(d)
             self.calls += 1
             return 0
@@ -150,9 +160,10 @@ class GradBatchCallback(Callback):
     gbs_log_density_grad_batch_fn: the chains' current points in one call.
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, name="log_prob_and_grad"):
         super().__init__()
         self.fn = fn
+        self.name = name
         self.cfunc = _lib.LOG_DENSITY_GRAD_BATCH_FN(self)
 
     def __call__(self, x_addr, n, d, logp_addr, grad_addr, _user):
@@ -168,11 +179,19 @@ class GradBatchCallback(Callback):
             except (TypeError, ValueError):
                 raise TypeError("log_prob_and_grad with vectorize=True must return (log p, gradient) "
                                 "arrays, got %r" % (type(ret).__name__,)) from None
-            lp = np.asarray(lp, dtype=_f64)
+            if type(lp) is not np.ndarray or lp.dtype != _f64:
+                lp = batch_values(lp, x, self.name)
             if lp.shape != (n,):
                 raise ValueError("log_prob_and_grad with vectorize=True returned log p of shape %s for "
                                  "%d points; it must have shape (%d,)" % (lp.shape, n, n))
-            g = np.full((n, d), np.nan) if g is None else np.asarray(g, dtype=_f64)
+            if g is None:
+                g = np.full((n, d), np.nan)
+            elif type(g) is not np.ndarray or g.dtype != _f64:
+                g = np.asarray(g)
+                if g.dtype.kind not in "fiu":
+                    raise TypeError("%s returned a gradient of dtype %s for a batch of %d points; it "
+                                    "must be numbers" % (self.name, g.dtype, n))
+                g = g.astype(_f64)
             if g.shape != (n, d):
                 raise ValueError("log_prob_and_grad with vectorize=True returned a gradient of shape %s "
                                  "for %d points of dimension %d; it must have shape (%d, %d)"

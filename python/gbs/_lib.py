@@ -26,7 +26,8 @@ ERR_BUFFER_TOO_SMALL = 5
 ERR_IO = 6
 ERR_FAILED = 7
 ERR_INTERNAL = 8
-STATUS_NAMES = {ERR_ARGUMENT: "GBS_ERR_ARGUMENT", ERR_CALLBACK: "GBS_ERR_CALLBACK",
+ERR_FORKED = 9
+STATUS_NAMES = {ERR_FORKED: "GBS_ERR_FORKED", ERR_ARGUMENT: "GBS_ERR_ARGUMENT", ERR_CALLBACK: "GBS_ERR_CALLBACK",
                 ERR_CANCELED: "GBS_ERR_CANCELED", ERR_HANDLE: "GBS_ERR_HANDLE",
                 ERR_BUFFER_TOO_SMALL: "GBS_ERR_BUFFER_TOO_SMALL", ERR_IO: "GBS_ERR_IO",
                 ERR_FAILED: "GBS_ERR_FAILED", ERR_INTERNAL: "GBS_ERR_INTERNAL"}
@@ -228,7 +229,59 @@ def _load():
     return lib, path
 
 
-lib, path = _load()
+class _ForkGuard:
+    """The library's functions, each checking first that it runs in the
+    process that loaded the library.
+
+    A Go runtime does not survive fork: a forked child that calls into
+    libgbs hangs (only the forking thread exists in the child, and the
+    runtime waits for threads that are gone). So every call checks a flag
+    that os.register_at_fork sets in a child whose pid differs from the
+    one recorded at load time, and raises GbsForkError instead. A fork
+    Python does not see (from C code) still gets GBS_ERR_FORKED from the
+    library's own check in C, raised as the same GbsForkError.
+    """
+
+    def __init__(self, cdll):
+        self._cdll = cdll
+
+    def __getattr__(self, name):
+        fn = getattr(self._cdll, name)
+
+        def guarded(*args):
+            if _forked:
+                raise fork_error()
+            return fn(*args)
+
+        guarded.__name__ = guarded.__qualname__ = name
+        setattr(self, name, guarded)  # found directly from now on
+        return guarded
+
+
+def forked():
+    """True in a process forked from the one that loaded libgbs."""
+    return _forked or os.getpid() != LOAD_PID
+
+
+def _after_fork_in_child():
+    global _forked
+    _forked = os.getpid() != LOAD_PID
+
+
+def fork_error():
+    return GbsForkError(
+        ERR_FORKED,
+        "libgbs was loaded in process %d; this is a forked child %d; Go runtimes do not "
+        "survive fork; use the 'spawn' or 'forkserver' start method of multiprocessing, or "
+        "import gbs in the child only" % (LOAD_PID, os.getpid()))
+
+
+LOAD_PID = os.getpid()
+_forked = False
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+_cdll, path = _load()
+lib = _ForkGuard(_cdll)
 
 
 # ---------------------------------------------------------------------------
@@ -266,7 +319,13 @@ class GbsIOError(GbsError, OSError):
     """A flow file could not be read or written: also an OSError."""
 
 
-_ERROR_CLASSES = {ERR_ARGUMENT: GbsArgumentError, ERR_HANDLE: GbsArgumentError,
+class GbsForkError(GbsError):
+    """A call into libgbs from a process forked after the library was
+    loaded (the Go runtime does not survive fork); use the spawn or
+    forkserver start method."""
+
+
+_ERROR_CLASSES = {ERR_FORKED: GbsForkError, ERR_ARGUMENT: GbsArgumentError, ERR_HANDLE: GbsArgumentError,
                   ERR_CALLBACK: GbsCallbackError, ERR_IO: GbsIOError}
 
 
@@ -334,7 +393,7 @@ class CancelToken:
 
     def __del__(self):
         handle = getattr(self, "handle", None)
-        if handle and lib is not None:
+        if handle and lib is not None and not forked():
             lib.gbs_cancel_token_free(handle, None)
             self.handle = c_void_p()
 

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from . import _lib
-from ._arrays import bounds_arrays, positive_int, ptr, seed_value
+from ._arrays import bounds_arrays, check_seed, positive_int, ptr, seed_value
 
 ProgressArg = Union[bool, Callable[[str], Any]]
 
@@ -59,7 +59,7 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
             raise ValueError("ncall must be an integer >= 0, not %r" % (ncall,))
         ncall = int(ncall)
     return EvidenceSettings(
-        method=method, n_q=positive_int(n_q, "n_q"), seed=seed, bounds=bounds, pool=pool,
+        method=method, n_q=positive_int(n_q, "n_q"), seed=check_seed(seed), bounds=bounds, pool=pool,
         progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
         independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
         f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit))

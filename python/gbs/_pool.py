@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ._values import batch_values, scalar_value
+from ._values import batch_values, callback_name, scalar_value
 
 _POLL = 0.05  # seconds
 
@@ -28,13 +28,14 @@ class Task:
     def __init__(self, log_prob, args, kwargs, vectorize):
         self.log_prob, self.args, self.kwargs = log_prob, tuple(args), dict(kwargs)
         self.vectorize = vectorize
+        self.name = callback_name("log_prob", log_prob)
 
     def __call__(self, x):
         if self.vectorize:
-            return batch_values(self.log_prob(x, *self.args, **self.kwargs), len(x))
+            return batch_values(self.log_prob(x, *self.args, **self.kwargs), x, self.name)
         out = np.empty(len(x))
         for i, row in enumerate(x):
-            out[i] = scalar_value(self.log_prob(row, *self.args, **self.kwargs))
+            out[i] = scalar_value(self.log_prob(row, *self.args, **self.kwargs), row, self.name)
         return out
 
 

@@ -169,13 +169,12 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
             if lp.shape != x.shape[:2]:
                 raise ValueError("log_prob_samples has shape %s; the posterior's (chain, draw) "
                                  "shape is %s" % (lp.shape, x.shape[:2]))
-        if discard or thin != 1:
-            x = as_c(x[:, discard::thin])
-            lp = None if lp is None else as_c(lp[:, discard::thin])
-        return _checked(x), _checked_lp(lp), ncall, xr[1]
+        x, lp = _burned(x, lp, discard, thin, "the posterior")
+        return _checked(x, discard, thin), _checked_lp(lp), ncall, xr[1]
     if _is_emcee(samples):
         if log_prob_samples is not None:
             raise ValueError("log_prob_samples: the log-probabilities are taken from the emcee sampler")
+        _check_emcee_steps(samples, discard, thin)
         chain = samples.get_chain(discard=discard, thin=thin)
         if chain is None or np.size(chain) == 0:
             raise ValueError("the emcee sampler holds no steps after discard=%d (it ran %d)"
@@ -189,7 +188,7 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
         if lp.shape != x.shape[:2]:
             raise ValueError("the emcee sampler's log-probabilities have shape %s, the draws %s"
                              % (lp.shape, x.shape))
-        return _checked(x), _checked_lp(lp), ncall, None
+        return _checked(x, discard, thin), _checked_lp(lp), ncall, None
     if _is_gbs_samples(samples):
         if log_prob_samples is not None:
             raise ValueError("log_prob_samples: the log-probabilities are taken from %s"
@@ -200,8 +199,8 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
             raise ValueError("%s: draws must have shape (chains, draws, d) and log_prob "
                              "(chains, draws), not %s and %s" % (type(samples).__name__, x.shape, lp.shape))
         ncall = getattr(samples, "ncall", None)
-        x, lp = x[:, discard::thin], lp[:, discard::thin]
-        return _checked(as_c(x)), _checked_lp(as_c(lp)), ncall, None
+        x, lp = _burned(x, lp, discard, thin, type(samples).__name__)
+        return _checked(x, discard, thin), _checked_lp(lp), ncall, None
     x = as_c(samples, "samples")
     lp = None if log_prob_samples is None else as_c(log_prob_samples, "log_prob_samples")
     if x.ndim == 1:
@@ -229,19 +228,47 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
     else:
         raise ValueError("samples must have shape (n, d), (n,) for d = 1, or 3 axes (chains "
                          "and draws, then d), not %s" % (x.shape,))
-    if discard or thin != 1:
-        x = as_c(x[:, discard::thin])
-        lp = None if lp is None else as_c(lp[:, discard::thin])
-    return _checked(x), _checked_lp(lp), ncall, None
+    x, lp = _burned(x, lp, discard, thin, "samples")
+    return _checked(x, discard, thin), _checked_lp(lp), ncall, None
 
 
-def _checked(x: np.ndarray) -> np.ndarray:
+def _burned(x: np.ndarray, lp: Optional[np.ndarray], discard: int, thin: int, what: str
+            ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """x[:, discard::thin] and the same of lp; discard must leave a draw."""
+    if not discard and thin == 1:
+        return x, lp
+    if x.ndim == 3 and x.shape[1] and discard >= x.shape[1]:
+        raise ValueError("discard=%d drops every draw: %s of shape %s hold %d draws per chain"
+                         % (discard, what, x.shape, x.shape[1]))
+    return as_c(x[:, discard::thin]), None if lp is None else as_c(lp[:, discard::thin])
+
+
+def _check_emcee_steps(sampler: Any, discard: int, thin: int) -> None:
+    """discard and thin against the steps an emcee sampler ran: emcee keeps
+    steps discard + thin - 1, discard + 2 thin - 1, ..., so either can
+    leave nothing, and the message names the one that did."""
+    steps = getattr(sampler, "iteration", None)
+    if not steps:
+        return  # emcee's own message (the sampler never ran)
+    if discard >= steps:
+        raise ValueError("discard=%d drops every step: the emcee sampler ran %d" % (discard, steps))
+    if discard + thin > steps:
+        raise ValueError("thin=%d keeps no step: the emcee sampler ran %d, %d after discard=%d "
+                         "(thin can be at most %d)" % (thin, steps, steps - discard, discard,
+                                                       steps - discard))
+
+
+def _checked(x: np.ndarray, discard: int = 0, thin: int = 1) -> np.ndarray:
     nc, nd, d = x.shape
     if d == 0 or nc == 0 or nd == 0:
         raise ValueError("samples of shape %s hold no draws" % (x.shape,))
     if nc * nd <= d:
         hint = " (is the array transposed? samples are (n, d), one draw per row)" if nc == 1 else ""
-        raise ValueError("%d draws of dimension %d are too few to estimate ln Z%s" % (nc * nd, d, hint))
+        kept = ""
+        if discard or thin != 1:
+            kept = " (what discard=%d and thin=%d keep)" % (discard, thin)
+        raise ValueError("%d draws of dimension %d%s are too few to estimate ln Z%s"
+                         % (nc * nd, d, kept, hint))
     if not np.isfinite(x).all():
         c, t, k = np.argwhere(~np.isfinite(x))[0]
         raise ValueError("samples: value %r at chain %d, draw %d, coordinate %d; every value must be "

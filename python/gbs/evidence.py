@@ -15,7 +15,7 @@ from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settin
 from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._samples import draws_of, normalize
-from ._values import batch_values, scalar_value
+from ._values import batch_values, callback_name, scalar_value
 from .result import Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
@@ -269,14 +269,15 @@ def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[An
     if pool is not None:
         evaluator = PoolEvaluator(pool, log_prob, args, kwargs, vectorize)
         return lambda x, out: evaluator(x, out, stop)
+    name = callback_name("log_prob", log_prob)
     if vectorize:
         def vectorized(x, out):
-            out[:] = batch_values(log_prob(x, *args, **kwargs), len(x))
+            out[:] = batch_values(log_prob(x, *args, **kwargs), x, name)
         return vectorized
 
     def per_point(x, out):
         for i, row in enumerate(x):
             if stop.is_set():
                 raise KeyboardInterrupt
-            out[i] = scalar_value(log_prob(row, *args, **kwargs))
+            out[i] = scalar_value(log_prob(row, *args, **kwargs), row, name)
     return per_point

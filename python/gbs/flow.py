@@ -291,7 +291,9 @@ class Flow:
         garbage collected)."""
         handle = getattr(self, "_handle", None)
         self._handle = None
-        if handle and _lib.lib is not None:
+        # In a forked child the flow belongs to the parent's Go runtime,
+        # which the child cannot call: the handle is dropped.
+        if handle and _lib.lib is not None and not _lib.forked():
             _lib.lib.gbs_flow_free(handle, None)
 
     def __del__(self):

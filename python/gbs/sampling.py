@@ -8,6 +8,7 @@ import numpy as np
 from . import _lib
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
+from ._values import callback_name
 from ._memory import empty
 from .evidence import batch_function
 
@@ -138,7 +139,8 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     if n_warmup < 0:
         raise ValueError("n_warmup must be >= 0, not %d" % n_warmup)
     fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
-    cb = GradBatchCallback(fn) if vectorize else GradCallback(fn)
+    name = callback_name("log_prob_and_grad", log_prob_and_grad)
+    cb = GradBatchCallback(fn, name) if vectorize else GradCallback(fn, name)
     entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
     opt = _lib.new_struct(_lib.NutsOptions)
     opt.warmup = n_warmup if n_warmup > 0 else -1

@@ -182,7 +182,7 @@ def test_emcee_vectorized_sampler_thin_and_errors():
     res = gbs.evidence(gauss_vec, sampler, vectorize=True, discard=500, thin=2, seed=1)
     within(res, C, 0.1)
     assert res.n_draws == 1250
-    with pytest.raises(ValueError, match="no steps"):
+    with pytest.raises(ValueError, match="discard=5000 drops every step"):
         gbs.evidence(gauss_vec, sampler, discard=5000)
     with pytest.raises(ValueError, match="taken from the emcee sampler"):
         gbs.evidence(gauss_vec, sampler, log_prob_samples=np.zeros((3000, 16)))
@@ -285,7 +285,7 @@ X = np.random.default_rng(0).normal(size=(200, 2))
     (X.reshape(4, 50, 2), {"chain_axis": 2}, "chain_axis"),
     (X, {"n_q": 0}, "n_q"),
     (X, {"thin": 0}, "thin"),
-    (X, {"discard": 500}, "no draws"),
+    (X, {"discard": 500}, "discard=500 drops every draw"),
     (X, {"f_err": 1.5}, "f_err"),
     ([["a", "b"]], {}, "float64"),
 ])
@@ -325,7 +325,7 @@ def test_bad_values():
     (True, lambda v: np.zeros(3), "returned shape"),
     (False, lambda v: np.zeros(3), "for one point"),
     (False, lambda v: "x", "number"),
-    (True, lambda v: None, "returned shape"),
+    (True, lambda v: None, "returned NoneType"),
 ])
 def test_wrong_return(vectorize, ret, match):
     x = np.random.default_rng(0).normal(size=(500, 2))
