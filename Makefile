@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
+.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
 
 all: build lib
 
@@ -77,7 +77,7 @@ test-latest: lib
 	$(VENV_LATEST)/bin/python -m pip freeze --disable-pip-version-check
 	$(VENV_LATEST)/bin/python -m pytest -q tests/python
 
-test: test-go test-c test-cgocheck test-python bench-smoke
+test: test-go test-c test-cgocheck test-python test-types bench-smoke
 
 test-go:
 	$(GO) vet ./...
@@ -137,6 +137,10 @@ test-cgocheck: test-c
 
 test-python: lib venv
 	$(VPY) -m pytest -q tests/python
+
+# mypy --strict on the public Python modules (python/mypy.ini says which).
+test-types: venv
+	$(VPY) -m mypy --config-file python/mypy.ini -p gbs
 
 # Go native fuzzing, each target for FUZZTIME (plain `go test` runs their
 # checked-in corpora under testdata/fuzz/ in test-go). A failure leaves

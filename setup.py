@@ -125,8 +125,8 @@ with open(os.path.join(SOURCE_PACKAGE, "__init__.py"), encoding="utf-8") as f:
 setup(
     version=VERSION,
     package_dir={"": "python"},
-    packages=["gbs"],
-    package_data={"gbs": ["libgbs.so"]},
+    packages=["gbs", "gbs.adapters"],
+    package_data={"gbs": ["libgbs.so", "py.typed"]},
     cmdclass=cmdclass,
     distclass=BinaryDistribution,
     # build/lib belongs to the Makefile (libgbs.so for C users).

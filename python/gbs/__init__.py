@@ -12,7 +12,13 @@ Main entry points
 -----------------
 evidence(log_prob, samples, ...) -> Result
     ln Z from an (n, d) or 3-d array of draws, an emcee EnsembleSampler,
-    or what sample / sample_ensemble return.
+    an ArviZ InferenceData, or what sample / sample_ensemble return.
+from_pymc(idata, model=None, ...) -> Result
+    ln Z of a PyMC model from its posterior draws (pip install 'gbs-evidence[pymc]').
+from_numpyro(mcmc, ...) -> Result
+    ln Z of a NumPyro model from a finished MCMC (pip install 'gbs-evidence[numpyro]').
+bayes_factor(a, b), compare({"name": result, ...})
+    Log Bayes factors and posterior model probabilities with errors.
 Result
     logz, logzerr, ncall, n_p, n_q, tau, method, warnings, summary(),
     plot(), and a table in Jupyter.
@@ -33,12 +39,17 @@ from . import problems
 from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsForkError, GbsIOError,
                    abi_version, set_threads, version)
 from ._lib import path as library_path
+from .adapters._health import SamplerWarning
+from .adapters.numpyro import from_numpyro
+from .adapters.pymc import from_pymc
+from .compare import Comparison, bayes_factor, compare
 from .evidence import evidence
 from .flow import Flow
 from .result import Result
 from .sampling import Samples, sample, sample_ensemble
 
-__all__ = ["evidence", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
+__all__ = ["evidence", "from_pymc", "from_numpyro", "bayes_factor", "compare", "Comparison",
+           "SamplerWarning", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
            "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]
 __version__ = "0.1.0"

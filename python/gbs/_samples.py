@@ -102,19 +102,26 @@ def _dataarray_error(da: Any) -> ValueError:
         % (name, dims))
 
 
+def group_dataset(idata: Any, group: str) -> Any:
+    """A group of an InferenceData (or of an ArviZ >= 1.0 DataTree) as an
+    xarray Dataset, or None if it has none."""
+    try:
+        g = getattr(idata, group)
+    except (AttributeError, KeyError):
+        return None
+    if g is not None and not is_xarray_dataset(g) and hasattr(g, "to_dataset"):
+        g = g.to_dataset()  # a DataTree node
+    return g
+
+
 def xarray_draws(samples: Any, var_names: Optional[Sequence[str]]
                  ) -> Optional[Tuple[np.ndarray, List[str]]]:
     """(chains, draws, d) draws and column names from an InferenceData, an
     xarray Dataset or DataArray; None for anything else."""
     if is_inference_data(samples):
-        try:
-            posterior = samples.posterior
-        except (AttributeError, KeyError):
-            posterior = None
+        posterior = group_dataset(samples, "posterior")
         if posterior is None:
             raise ValueError("the %s has no posterior group" % type(samples).__name__)
-        if not is_xarray_dataset(posterior) and hasattr(posterior, "to_dataset"):
-            posterior = posterior.to_dataset()  # a DataTree node
         return posterior_columns(posterior, var_names)
     if is_xarray_dataset(samples):
         return posterior_columns(samples, var_names)

@@ -207,7 +207,7 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
     res = _lib.new_struct(_lib.CResult)
     trace = (_lib.TracePoint * _TRACE_CAP)()
 
-    def call():
+    def call() -> Tuple[int, Any]:
         err = _lib.new_error()
         status = _lib.lib.gbs_evidence(cb.cfunc, None, ptr(x), nc, nd, d, ptr(lp), packed.byref(),
                                        ctypes.byref(res), trace, _TRACE_CAP, ctypes.byref(err))
@@ -271,11 +271,11 @@ def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[An
         return lambda x, out: evaluator(x, out, stop)
     name = callback_name("log_prob", log_prob)
     if vectorize:
-        def vectorized(x, out):
+        def vectorized(x: np.ndarray, out: np.ndarray) -> None:
             out[:] = batch_values(log_prob(x, *args, **kwargs), x, name)
         return vectorized
 
-    def per_point(x, out):
+    def per_point(x: np.ndarray, out: np.ndarray) -> None:
         for i, row in enumerate(x):
             if stop.is_set():
                 raise KeyboardInterrupt

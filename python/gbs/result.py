@@ -1,7 +1,10 @@
 """The result of an evidence computation."""
 
+from __future__ import annotations
+
 import html
 import math
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -45,10 +48,16 @@ class Result:
         The seed used (pass it back to reproduce the result).
     n_chains, n_draws, dim : int
         The layout of the samples: chains, draws per chain, dimension d.
+    info : dict
+        Facts an adapter adds (:func:`gbs.from_pymc`, :func:`gbs.from_numpyro`):
+        the variables, and where log p at the draws came from (``"lp"``).
+        Empty for :func:`gbs.evidence`.
     """
 
-    def __init__(self, logz, logzerr, ncall, n_p, n_q, tau, re2_p, re2_q, method, warnings,
-                 trace, seed=None, n_chains=None, n_draws=None, dim=None):
+    def __init__(self, logz: float, logzerr: float, ncall: int, n_p: int, n_q: int, tau: float,
+                 re2_p: float, re2_q: float, method: str, warnings: Sequence[str],
+                 trace: Any, seed: Optional[int] = None, n_chains: Optional[int] = None,
+                 n_draws: Optional[int] = None, dim: Optional[int] = None):
         self.logz = float(logz)
         self.logzerr = float(logzerr)
         self.ncall = int(ncall)
@@ -62,19 +71,20 @@ class Result:
         self.trace = np.asarray(trace, dtype=float).reshape(-1, 3)
         self.seed = seed
         self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
-        self._context = None
+        self.info: Dict[str, Any] = {}
+        self._context: Optional[Dict[str, Any]] = None
 
     # -- text ----------------------------------------------------------------
 
     @property
-    def z(self):
+    def z(self) -> float:
         """exp(logz); may overflow to inf (use logz)."""
         try:
             return math.exp(self.logz)
         except OverflowError:
             return math.inf
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
         """The scalar fields and the warnings as a dict (JSON-friendly)."""
         keys = ("logz", "logzerr", "ncall", "n_p", "n_q", "tau", "re2_p", "re2_q", "method",
                 "seed", "n_chains", "n_draws", "dim")
@@ -83,17 +93,17 @@ class Result:
         out["trace"] = self.trace.tolist()
         return out
 
-    def _share_q(self):
+    def _share_q(self) -> float:
         tot = self.re2_p + self.re2_q
         return self.re2_q / tot if tot > 0 else 0.0
 
-    def summary(self):
+    def summary(self) -> str:
         """A short multi-line text summary (also what ``print(result)``
         shows)."""
         layout = ""
         if self.n_chains is not None:
             layout = "  samples: %d chain%s x %d draws, d = %d\n" % (
-                self.n_chains, "" if self.n_chains == 1 else "s", self.n_draws, self.dim)
+                self.n_chains, "" if self.n_chains == 1 else "s", self.n_draws or 0, self.dim or 0)
         lines = [
             "gbs evidence (%s)" % _METHOD_TITLES.get(self.method, self.method),
             "  ln Z = %.4f +/- %.4f" % (self.logz, self.logzerr),
@@ -105,15 +115,15 @@ class Result:
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.summary()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("Result(logz=%.6g, logzerr=%.3g, method=%r, n_p=%d, n_q=%d, ncall=%d%s)"
                 % (self.logz, self.logzerr, self.method, self.n_p, self.n_q, self.ncall,
                    ", warnings=%d" % len(self.warnings) if self.warnings else ""))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         rows = [("ln Z", "<b>%.4f</b> &plusmn; %.4f" % (self.logz, self.logzerr)),
                 ("method", html.escape(_METHOD_TITLES.get(self.method, self.method))),
                 ("n<sub>p</sub> / n<sub>q</sub>", "%d / %d" % (self.n_p, self.n_q)),
@@ -122,7 +132,8 @@ class Result:
                 ("error share of q", "%.0f%%" % (100 * self._share_q())),
                 ("seed", html.escape(str(self.seed)))]
         if self.n_chains is not None:
-            rows.insert(2, ("samples", "%d &times; %d, d = %d" % (self.n_chains, self.n_draws, self.dim)))
+            rows.insert(2, ("samples", "%d &times; %d, d = %d" % (self.n_chains, self.n_draws or 0,
+                                                                  self.dim or 0)))
         body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                        % r for r in rows)
         warn = "".join("<li>%s</li>" % html.escape(w) for w in self.warnings)
@@ -130,19 +141,19 @@ class Result:
             warn = "<p style='color:#a15c00'><b>Warnings</b></p><ul>%s</ul>" % warn
         return "<div><p><b>gbs.Result</b></p><table>%s</table>%s</div>" % (body, warn)
 
-    def _repr_pretty_(self, p, cycle):
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.summary() if not cycle else "Result(...)")
 
     # -- pickling: the samples are not part of the result ---------------------
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_context"] = None
         return state
 
     # -- the proposal and the plot -------------------------------------------
 
-    def proposal_draws(self, n=2000, seed=None):
+    def proposal_draws(self, n: int = 2000, seed: Optional[int] = None) -> np.ndarray:
         """n draws of the proposal q the estimator used, shape (n, d).
 
         q is fitted again from the same draws, bounds and seed, as the
@@ -165,12 +176,16 @@ class Result:
         draw_seed = ctx["seed"] if seed is None else seed
         if self.method == "warp3":
             rng = np.random.default_rng(draw_seed)
-            return rng.multivariate_normal(fit.mean(axis=0), np.atleast_2d(np.cov(fit.T)), size=n)
+            g: np.ndarray = rng.multivariate_normal(fit.mean(axis=0), np.atleast_2d(np.cov(fit.T)),
+                                                    size=n)
+            return g
         bounds = None if ctx["lower"] is None else np.column_stack([ctx["lower"], ctx["upper"]])
         flow = Flow.fit(fit, bounds=bounds, seed=derive_seed(ctx["seed"], 1))
-        return flow.sample(n, seed=draw_seed)
+        q: np.ndarray = flow.sample(n, seed=draw_seed)
+        return q
 
-    def plot(self, exact=None, dims=None, n=2000, labels=None, fig=None):
+    def plot(self, exact: Optional[float] = None, dims: Optional[Sequence[Union[int, str]]] = None,
+             n: int = 2000, labels: Optional[Sequence[str]] = None, fig: Any = None) -> Any:
         """Posterior draws against proposal draws (corner style) above
         ln Z against the number of proposal draws.
 
@@ -199,7 +214,7 @@ class Result:
         try:
             import matplotlib.pyplot as plt
         except ImportError:
-            raise ImportError("Result.plot needs matplotlib: pip install 'gbs[plot]' "
+            raise ImportError("Result.plot needs matplotlib: pip install 'gbs-evidence[plot]' "
                               "(or pip install matplotlib)") from None
         ctx = self._context
         if ctx is None:
@@ -211,16 +226,16 @@ class Result:
         d = x.shape[1]
         names = ctx.get("labels")
         if dims is None:
-            dims = list(range(min(4, d)))
+            cols = list(range(min(4, d)))
         else:
-            dims = [_dim_index(i, names, d) for i in dims]
-        if not dims or min(dims) < 0 or max(dims) >= d:
+            cols = [_dim_index(i, names, d) for i in dims]
+        if not cols or min(cols) < 0 or max(cols) >= d:
             raise ValueError("dims must be coordinates in 0..%d, not %r" % (d - 1, dims))
         if labels is None:
-            labels = [names[i] if names else "$x_{%d}$" % i for i in dims]
-        elif len(labels) != len(dims):
-            raise ValueError("labels: %d names for %d coordinates (dims)" % (len(labels), len(dims)))
-        k = len(dims)
+            labels = [names[i] if names else "$x_{%d}$" % i for i in cols]
+        elif len(labels) != len(cols):
+            raise ValueError("labels: %d names for %d coordinates (dims)" % (len(labels), len(cols)))
+        k = len(cols)
         p = x[np.random.default_rng(0).choice(len(x), size=min(n, len(x)), replace=False)]
         q = self.proposal_draws(n)
         size = 2.2 * k + 1.6
@@ -229,8 +244,8 @@ class Result:
         # Room above the grid for the title and the legend (0.6 inch).
         grid = fig.add_gridspec(k + 1, k, height_ratios=[1] * k + [1.2], hspace=0.45, wspace=0.3,
                                 top=1 - 0.6 / height, bottom=0.55 / height)
-        for i, a in enumerate(dims):
-            for j, b in enumerate(dims[: i + 1]):
+        for i, a in enumerate(cols):
+            for j, b in enumerate(cols[: i + 1]):
                 ax = fig.add_subplot(grid[i, j])
                 if i == j:
                     lo, hi = np.percentile(np.concatenate([p[:, a], q[:, a]]), [0.5, 99.5])
@@ -249,7 +264,7 @@ class Result:
                     ax.set_xlabel(labels[j])
         # The legend and which coordinates are shown go above the grid, not
         # over a histogram.
-        shown = ", ".join(str(i) for i in dims)
+        shown = ", ".join(str(i) for i in cols)
         title = ("coordinates %s of %d" % (shown, d) if k < d else "all %d coordinates" % d)
         if k < d:
             title += " (choose with dims=)"
@@ -261,7 +276,7 @@ class Result:
         self._plot_trace(fig.add_subplot(grid[k, :]), exact)
         return fig
 
-    def _plot_trace(self, ax, exact):
+    def _plot_trace(self, ax: Any, exact: Optional[float]) -> None:
         t = self.trace
         if len(t):
             ax.errorbar(t[:, 0], t[:, 1], yerr=t[:, 2], fmt="o-", capsize=3,
@@ -280,7 +295,7 @@ _METHOD_TITLES = {"bridge": "Gaussianized bridge sampling", "is": "importance sa
                   "warp3": "warp-III bridge sampling"}
 
 
-def _dim_index(i, names, d):
+def _dim_index(i: Union[int, str], names: Optional[List[str]], d: int) -> int:
     """A coordinate of the plot, given by index or by column name."""
     if isinstance(i, str):
         if not names or i not in names:
@@ -293,7 +308,7 @@ def _dim_index(i, names, d):
     return k
 
 
-def fit_half(x):
+def fit_half(x: np.ndarray) -> np.ndarray:
     """The draws the estimator fits its proposal on (gbs/split.go): the
     first half of the chains, or of the draws of a single chain."""
     nc, nd, d = x.shape
@@ -302,7 +317,7 @@ def fit_half(x):
     return x[0, : nd // 2]
 
 
-def derive_seed(seed, stream):
+def derive_seed(seed: int, stream: int) -> int:
     """gbs/evidence.go's deriveSeed (a splitmix64 finalizer): the seed of
     the proposal fit is derive_seed(seed, 1)."""
     m = (1 << 64) - 1

@@ -29,6 +29,27 @@ def test_example_notebook_runs(monkeypatch):
     assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
 
 
+def test_pymc_notebook_runs(monkeypatch):
+    """PyMC models -> ln Z -> Bayes factor and model probabilities."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("pymc")
+    pytest.importorskip("numpyro")
+    pytest.importorskip("matplotlib")
+    nb = nbformat.read(os.path.join(ROOT, "examples", "pymc_evidence.ipynb"), as_version=4)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert text.count("within 4 sigma: True") == 2, text
+    assert "ln BF(3 vs 2)" in text and "P(model | data)" in text
+    assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
+    assert any("gbs.compare" in o.get("data", {}).get("text/html", "") for o in outputs)
+
+
 def test_jupyter_interrupt_stops_a_call(monkeypatch):
     """Kernel -> Interrupt during gbs.evidence: KeyboardInterrupt in the cell
     within a few seconds, and the kernel stays usable."""
