@@ -180,6 +180,46 @@ const (
 	condMaxBins  = 8
 )
 
+// condSubset is the most training points the dependence matrix of the
+// split and the regression weights are estimated on. Both cost O(n d²)
+// (2d features for the dependence, d+1 for the regression) and at
+// d = 1000 took a third of the fit; neither needs more points: the
+// dependence only ranks pairs, and d+1 weights per summary are well
+// determined by 8192 points (8192 is also more than the paper's problems
+// give a fit, 6400 training points, so their flows are unchanged).
+const condSubset = 8192
+
+// dependenceSubset is the number of points the dependence matrix is
+// estimated on in d dimensions: condSubset within a budget of
+// points × (2d)² (the products of its 2d features), at least 2048
+// (correlations to about ±0.02, well below the dependence a split
+// needs to see). d <= 64 gets condSubset.
+func dependenceSubset(d int) int {
+	return max(2048, min(condSubset, (condSubset*128*128)/(4*d*d)))
+}
+
+// strided returns every (n/m)-th of the n×d rows z, at most m of them
+// (z itself when n <= m), with their weights: a deterministic subsample
+// spread over the whole sample, as thinning spreads over a chain.
+func strided(z []float64, n, d int, w []float64, m int) ([]float64, int, []float64) {
+	if n <= m {
+		return z, n, w
+	}
+	out := make([]float64, m*d)
+	var ws []float64
+	if w != nil {
+		ws = make([]float64, m)
+	}
+	for r := 0; r < m; r++ {
+		i := r * n / m
+		copy(out[r*d:(r+1)*d], z[i*d:(i+1)*d])
+		if w != nil {
+			ws[r] = w[i]
+		}
+	}
+	return out, m, ws
+}
+
 // condBins is the number of bin centres for an effective sample size:
 // about √n/10 (8 bins of 800 points for n = 6400), at least 2.
 func condBins(neff float64) int {
@@ -210,7 +250,7 @@ func (cf *condFit) fit(isTarget []bool) (condLayer, float64, bool) {
 	gv := make([]float64, cf.nv*nf)
 	cl.features(gt, cf.zt, cf.nt, d)
 	cl.features(gv, cf.zv, cf.nv, d)
-	betas := cf.regress(gt, targets, nf)
+	betas := cf.regress(gt, targets, nf, condSubset)
 	neff := effectiveSize(cf.wt, cf.nt)
 	nb := condBins(neff)
 
@@ -261,15 +301,18 @@ func (cf *condFit) fit(isTarget []bool) (condLayer, float64, bool) {
 }
 
 // regress returns, per target and summary, the ridge least-squares
-// weights of g on the training points (targets × condFeatures × nf).
-func (cf *condFit) regress(gt []float64, targets []int, nf int) []float64 {
-	n, d := cf.nt, cf.d
+// weights of g on the training points (targets × condFeatures × nf),
+// estimated on at most m of them (strided).
+func (cf *condFit) regress(gt []float64, targets []int, nf, m int) []float64 {
+	d := cf.d
+	gt, n, wt := strided(gt, cf.nt, nf, cf.wt, m)
+	zt, _, _ := strided(cf.zt, cf.nt, d, nil, m)
 	// Weighted features: rows scaled by √w.
 	gw := gt
-	if cf.wt != nil {
+	if wt != nil {
 		gw = make([]float64, len(gt))
 		for i := 0; i < n; i++ {
-			sw := math.Sqrt(cf.wt[i])
+			sw := math.Sqrt(wt[i])
 			for k := 0; k < nf; k++ {
 				gw[i*nf+k] = gt[i*nf+k] * sw
 			}
@@ -289,11 +332,11 @@ func (cf *condFit) regress(gt []float64, targets []int, nf int) []float64 {
 	y := mat.NewDense(n, nr, nil)
 	for i := 0; i < n; i++ {
 		sw := 1.0
-		if cf.wt != nil {
-			sw = math.Sqrt(cf.wt[i])
+		if wt != nil {
+			sw = math.Sqrt(wt[i])
 		}
 		for ti, j := range targets {
-			v := cf.zt[i*d+j]
+			v := zt[i*d+j]
 			y.Set(i, ti*condFeatures, v*sw)
 			y.Set(i, ti*condFeatures+1, (v*v-1)*sw)
 		}
@@ -458,9 +501,10 @@ func (cf *condFit) heldOutGain(j int, sv, centres []float64, psi []spline) float
 // nothing (conditional layers disabled).
 type condState struct {
 	fit      condFit
-	side     []bool // current split, nil: choose anew
-	orient   bool   // the side the next layer maps
-	accepted int    // layers accepted on this split
+	side     []bool        // current split, nil: choose anew
+	dep      *mat.SymDense // the dependence matrix the split was chosen on
+	orient   bool          // the side the next layer maps
+	accepted int           // layers accepted on this split
 	// A candidate that loses by far sits out the next layers: pause
 	// doubles with each such loss in a row, wait counts it down.
 	pause, wait int
@@ -485,13 +529,15 @@ func (cs *condState) beats(slicedGain float64) (condLayer, bool) {
 		return condLayer{}, false
 	}
 	if cs.side == nil {
-		cs.side = couplingSplit(cs.fit.zt, cs.fit.nt, cs.fit.d, cs.fit.wt)
+		z, n, w := strided(cs.fit.zt, cs.fit.nt, cs.fit.d, cs.fit.wt, dependenceSubset(cs.fit.d))
+		cs.side, cs.dep = couplingSplit(z, n, cs.fit.d, w)
 		cs.orient, cs.accepted = true, 0
 	}
 	isTarget := make([]bool, cs.fit.d)
 	for j, sd := range cs.side {
 		isTarget[j] = sd == cs.orient
 	}
+	limitTargets(isTarget, cs.dep, condMaxTargets)
 	cl, gain, ok := cs.fit.fit(isTarget)
 	if gain < condFarBehind*slicedGain {
 		cs.pause = max(1, 2*cs.pause)
@@ -542,7 +588,7 @@ func applyCond(cl *condLayer, z, ld []float64, n, d, threads int) {
 // eigenvector of the dependence matrix's smallest eigenvalue, then
 // single moves while they raise the cut. The split is deterministic and
 // coordinate 0 is always on side false.
-func couplingSplit(z []float64, n, d int, w []float64) []bool {
+func couplingSplit(z []float64, n, d int, w []float64) ([]bool, *mat.SymDense) {
 	dep := dependence(z, n, d, w)
 	var eig mat.EigenSym
 	side := make([]bool, d)
@@ -587,7 +633,49 @@ func couplingSplit(z []float64, n, d int, w []float64) []bool {
 			side[j] = true
 		}
 	}
-	return side
+	return side, dep
+}
+
+// condMaxTargets caps the targets of a conditional layer. Each target
+// costs a regression over all conditioning features, its summaries for
+// every point, a sort and the spline fits of its bins, so a layer cost
+// O(n d²) and, at d = 256 and 10^5 points, most of the fit. Layers come
+// in pairs and splits are chosen anew, so a target left out now is a
+// candidate later. The paper's problems (d <= 64) never reach the cap.
+const condMaxTargets = 64
+
+// limitTargets keeps at most m of the targets: those with the largest
+// summed dependence on the conditioning side (ties to the lower index).
+func limitTargets(isTarget []bool, dep *mat.SymDense, m int) {
+	var targets []int
+	for j, t := range isTarget {
+		if t {
+			targets = append(targets, j)
+		}
+	}
+	if len(targets) <= m {
+		return
+	}
+	score := make([]float64, len(isTarget))
+	for _, j := range targets {
+		for k, t := range isTarget {
+			if !t {
+				score[j] += dep.At(j, k)
+			}
+		}
+	}
+	slices.SortStableFunc(targets, func(a, b int) int {
+		switch {
+		case score[a] > score[b]:
+			return -1
+		case score[a] < score[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, j := range targets[m:] {
+		isTarget[j] = false
+	}
 }
 
 // dependence returns the d×d matrix of |corr(z_j, z_k)| + |corr(z_j², z_k²)|

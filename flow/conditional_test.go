@@ -62,7 +62,7 @@ func heldOutKL(f *Flow, tg target, rng *rand.Rand, n int) float64 {
 func TestCouplingSplit(t *testing.T) {
 	tg := annuliTarget(scatteredPairs)
 	x := tg.sample(rand.New(rand.NewPCG(1, 2)), 4000)
-	side := couplingSplit(x, 4000, tg.d, nil)
+	side, _ := couplingSplit(x, 4000, tg.d, nil)
 	if side[0] {
 		t.Error("coordinate 0 is not on side false")
 	}

@@ -100,9 +100,24 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 
 	// Validation split.
 	train, val := splitIndices(nd, r)
+	// With many held-out points, the first half chooses (bandwidths,
+	// active directions, sliced or conditional) and the second half
+	// decides whether a layer is kept: see splitHeldOut.
+	nsel := len(val)
+	if len(val) >= splitHeldOut || r.Directions > splitDirections {
+		val = interleave(val)
+		nsel = (len(val) + 1) / 2
+	}
 	zt, wtr, _ := gather(pts, w, ldb, train, d)
 	zv, wv, ldv := gather(pts, w, ldb, val, d)
 	nt, nv := len(train), len(val)
+	var wsel, wstop []float64 // the weights of the two parts
+	if wv != nil {
+		wsel, wstop = wv[:nsel], wv
+		if nsel < nv {
+			wstop = wv[nsel:]
+		}
+	}
 
 	wt, err := fitWhitening(zt, nt, d, wtr, r.Whiten, threads)
 	if err != nil {
@@ -142,11 +157,11 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	pv := make([]float64, nv*k)
 	var cs *condState
 	if !r.NoConditional && d >= 2 && nv > 0 {
-		cs = &condState{fit: condFit{zt: zt, zv: zv, nt: nt, nv: nv, d: d, wt: wtr, wv: wv, mo: mo, bws: bws, threads: threads}}
+		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: wsel, mo: mo, bws: bws, threads: threads}}
 	}
 	best, stale := 0, 0
 	var prevFrame []float64
-	for l := 1; l <= maxLayers && stale < stopPatience; l++ {
+	for l := 1; l <= maxLayers && stale < patience(best); l++ {
 		rng := rand.New(rand.NewPCG(r.Seed, streamLayer+uint64(l)))
 		a := layerFrame(zt, nt, d, k, wtr, prevFrame, r.Rotation, rng, threads)
 		prevFrame = a
@@ -158,7 +173,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		active := make([]bool, k)
 		gains := make([]float64, k)
 		parallelFor(threads, k, func(c int) {
-			maps[c], gains[c], active[c] = fitDirection(p, pv, c, k, nt, nv, wtr, wv, mo, bws)
+			maps[c], gains[c], active[c] = fitDirection(p, pv, c, k, nt, nsel, wtr, wsel, mo, bws)
 		})
 		var psi []spline
 		var slicedGain float64
@@ -205,7 +220,11 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		// best prefix is clearly above the noise of the held-out mean
 		// (paired differences, two standard errors): gains within the
 		// noise cost time and do not make q measurably closer to p.
-		if gain, se := weightedMean(llNew, llBest, wv); gain > stopSignificance*se && gain > 0 {
+		stop := 0
+		if nsel < nv {
+			stop = nsel
+		}
+		if gain, se := weightedMean(llNew[stop:], llBest[stop:], wstop); gain > stopSignificance*se && gain > 0 {
 			best, stale = len(f.layers), 0
 			llBest, llNew = llNew, llBest
 		} else {
@@ -218,6 +237,54 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	}
 	f.init()
 	return f, nil
+}
+
+// The held-out points are split in two when there are at least
+// splitHeldOut of them or a layer has more than splitDirections
+// directions: choosing among candidates (each direction's bandwidth and
+// whether it is active, sliced against conditional) on the same points
+// that then judge the layer biases the layer's gain upwards, by about
+// the number of choices over the number of points. On Gaussian data of
+// 10^5 points in 256 dimensions, 3 and 10 layers of 128 directions each
+// passed the significance test on such points, and 6 layers at d = 128
+// with 2400 held-out points, which together made q 0.2 nats worse than
+// the Gaussian on fresh points; none gains on points not used to choose
+// them. With fewer points and directions the split would leave too few
+// points to choose well (the paper's problems, d <= 64, give a fit 1600
+// held-out points, which stay unsplit), and the data's structure, when
+// there is any, outweighs the bias.
+const (
+	splitHeldOut    = 4000
+	splitDirections = 64
+)
+
+// interleave reorders idx as its even positions followed by its odd
+// ones, so that both halves spread over the whole sample.
+func interleave(idx []int) []int {
+	out := make([]int, 0, len(idx))
+	for i := 0; i < len(idx); i += 2 {
+		out = append(out, idx[i])
+	}
+	for i := 1; i < len(idx); i += 2 {
+		out = append(out, idx[i])
+	}
+	return out
+}
+
+// patience is the number of layers in a row without a significant
+// held-out gain after which the fit stops, given the number of layers
+// accepted so far. Before the first accepted layer it is one: when the
+// first layer, whose direction search starts from scratch and whose
+// conditional candidate sees the whitened data's full dependence, gains
+// nothing significant on held-out points, the whitened data are Gaussian
+// as far as the held-out set can tell, and q is the fitted Gaussian
+// (the Gaussian early stop; a second try from the first one's frame cost
+// as much again and, on Gaussian data, found nothing either).
+func patience(accepted int) int {
+	if accepted == 0 {
+		return 1
+	}
+	return stopPatience
 }
 
 // compactColumns keeps the columns cols (increasing) of the n×k matrix p,

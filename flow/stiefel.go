@@ -180,9 +180,10 @@ func maxSlicedDirections(x []float64, m, d int, a0 []float64, k, maxIter, thread
 	s.evaluate(cur)
 	trial := s.newFrame(slices.Clone(a0))
 
-	w, wn := skewGradient(s.gradient(cur), cur.a, d, k)
-	gr := riemannGrad(w, cur.a, d, k)
-	ws := spectralNorm(w, d)
+	w := newSkew(s.gradient(cur), cur.a, d, k)
+	wn := w.norm
+	gr := w.riemann()
+	ws := w.spectral()
 	tau := swInitialAngle / ws
 	ref, q := cur.f, 1.0 // non-monotone reference value and its weight
 	small := 0
@@ -190,7 +191,7 @@ func maxSlicedDirections(x []float64, m, d int, a0 []float64, k, maxIter, thread
 		// Line search along the Cayley curve from cur.
 		ok := false
 		for try := 0; try < swTries; try++ {
-			if !cayley(trial.a, cur.a, w, tau, d, k) {
+			if !w.cayley(trial.a, tau) {
 				break
 			}
 			for c := range cur.ord {
@@ -207,9 +208,10 @@ func maxSlicedDirections(x []float64, m, d int, a0 []float64, k, maxIter, thread
 			break
 		}
 		gain := trial.f - cur.f
-		wNew, wnNew := skewGradient(s.gradient(trial), trial.a, d, k)
-		grNew := riemannGrad(wNew, trial.a, d, k)
-		wsNew := spectralNorm(wNew, d)
+		wNew := newSkew(s.gradient(trial), trial.a, d, k)
+		wnNew := wNew.norm
+		grNew := wNew.riemann()
+		wsNew := wNew.spectral()
 		// Barzilai-Borwein step from s = ΔA and y = Δ(W A).
 		var ss, sy, yy float64
 		for i := range trial.a {

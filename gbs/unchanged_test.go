@@ -24,17 +24,19 @@ type unchangedCase struct {
 	want   float64
 }
 
-// The recorded values (commit f8b3b75, before diagnostics).
+// The recorded values: main at 0d92627, which has no diagnostics (the
+// estimator changes on main since f8b3b75 moved them; record again from
+// main with GBS_PRINT_UNCHANGED=1 when the estimator itself changes).
 var unchangedCases = []unchangedCase{
 	{"funnel", problems.Funnel(), 1, true, -63.451448677102036},
-	{"banana", problems.Banana(), 1, true, -127.27576761200282},
+	{"banana", problems.Banana(), 1, true, -127.22272174404482},
 	{"cauchy", problems.Cauchy(), 1, true, -254.69678268110698},
-	{"funnel-8chains-logp", problems.Funnel(), 8, false, -63.451448677102036},
+	{"funnel-8chains-logp", problems.Funnel(), 8, false, -63.452160675146303},
 }
 
 // The NUTS pipeline on the ring (short chains): log p comes from the
 // sampler, so the spot-check evaluates it again.
-const ringPipelineWant = -114.6121144399678
+const ringPipelineWant = -114.6125835835762
 
 func TestEstimateUnchangedByDiagnostics(t *testing.T) {
 	if testing.Short() {
@@ -85,7 +87,12 @@ func TestEstimateUnchangedByDiagnostics(t *testing.T) {
 		t.Logf("ring pipeline: %.17g", pr.Evidence.LogZ)
 		return
 	}
-	checkUnchanged(t, "ring pipeline", pr.Evidence.LogZ, ringPipelineWant)
+	// The pipeline's ln Z varied by 7e-10 (6e-12 relative) between runs of
+	// the same code inside and outside "go test ./...": that much, not an
+	// error bar's worth, is allowed there.
+	if d := math.Abs(pr.Evidence.LogZ - ringPipelineWant); !(d <= 1e-9*math.Abs(ringPipelineWant)) {
+		t.Errorf("ring pipeline: ln Z = %.17g, recorded %.17g before the diagnostics", pr.Evidence.LogZ, ringPipelineWant)
+	}
 	t.Logf("ring pipeline (4 short chains): warnings %q", pr.Evidence.Warnings)
 }
 
