@@ -342,16 +342,39 @@ class Diagnostics:
                "spot_checked", "spot_max_diff", "pareto_k_q", "pareto_k_p",
                "pareto_k_threshold", "crossfit_z", "consistency_z", "is_z", "hm_z")
 
-    def __init__(self, **values):
+    rhat_max: float
+    rhat_where: Optional[str]
+    rhat_crit: float
+    ess_bulk_min: float
+    ess_bulk_where: Optional[str]
+    ess_tail_min: float
+    ess_tail_where: Optional[str]
+    burnin_z: float
+    burnin_where: Optional[str]
+    n_outlier_chains: int
+    outlier_chain: int
+    n_stuck_chains: int
+    stuck_chain: int
+    spot_checked: int
+    spot_max_diff: float
+    pareto_k_q: float
+    pareto_k_p: float
+    pareto_k_threshold: float
+    crossfit_z: float
+    consistency_z: float
+    is_z: float
+    hm_z: float
+
+    def __init__(self, **values: Any) -> None:
         for k in self._FIELDS:
             setattr(self, k, values.pop(k, None if k.endswith("_where") else math.nan))
         if values:
             raise TypeError("unknown diagnostics %s" % ", ".join(sorted(values)))
 
     @classmethod
-    def from_c(cls, c):
+    def from_c(cls, c: Any) -> "Diagnostics":
         """From the library's gbs_diagnostics struct."""
-        def where(k, value):
+        def where(k: int, value: float) -> Optional[str]:
             if math.isnan(value):
                 return None
             return "log p" if k < 0 else "x[%d]" % k
@@ -364,23 +387,23 @@ class Diagnostics:
             v[k] = int(v[k])
         return cls(**v)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         if key not in self._FIELDS:
             raise KeyError(key)
         return getattr(self, key)
 
-    def keys(self):
+    def keys(self) -> List[str]:
         return list(self._FIELDS)
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
         """The fields as a dict (nan kept as float nan)."""
         return {k: getattr(self, k) for k in self._FIELDS}
 
-    def summary(self):
+    def summary(self) -> str:
         """One line of the main numbers; empty when none was computed."""
-        parts = []
+        parts: List[str] = []
 
-        def add(fmt, *vals):
+        def add(fmt: str, *vals: Any) -> None:
             if all(isinstance(x, str) or (x is not None and math.isfinite(x)) for x in vals):
                 parts.append(fmt % vals)
         add("R-hat %.3f (%s)", self.rhat_max, self.rhat_where or "?")
@@ -394,7 +417,7 @@ class Diagnostics:
             parts.append("log p spot-checked at %d draws" % self.spot_checked)
         return ", ".join(parts)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Diagnostics(%s)" % self.summary()
 
 
