@@ -140,34 +140,24 @@ func (e *estimation) diagnoseChains() {
 			"does not move is not); check the sampler's step size, starting points and bounds, or drop those chains",
 			c, n, s.Draws())
 	}
-	nc, m, d := len(s.Chains), s.Draws(), s.Dim
-	if m < 4 {
+	if s.Draws() < 4 {
 		return
 	}
 	lp := e.chainLogP()
-	nq := d
+	nq := s.Dim
 	if lp != nil {
 		nq++
 	}
-	col := make([]float64, nc*m)
+	stats := coordinateStats(s, lp, nq)
 	var worstR, worstB = -1.0, -1.0
 	var worstStats quantityStats
 	worstRWhere := 0
 	e.diag.ESSBulkMin, e.diag.ESSTailMin = math.Inf(1), math.Inf(1)
-	for k := -1; k < d; k++ {
-		if k < 0 {
-			if lp == nil {
-				continue
-			}
-			copy(col, lp)
-		} else {
-			for c, ch := range s.Chains {
-				for t := 0; t < m; t++ {
-					col[c*m+t] = ch[t*d+k]
-				}
-			}
+	for i, st := range stats {
+		k := i - 1 // -1: log p
+		if k < 0 && lp == nil {
+			continue
 		}
-		st := convergenceStats(col, nc, nq)
 		if st.essBulk < e.diag.ESSBulkMin {
 			e.diag.ESSBulkMin, e.diag.ESSBulkWhere = st.essBulk, k
 		}
@@ -183,11 +173,9 @@ func (e *estimation) diagnoseChains() {
 		if excess > worstR {
 			worstR, worstRWhere, worstStats = excess, k, st
 		}
-		if !s.Independent {
-			if z := burnInZScore(st.z, nc, st.tauWithin); math.Abs(z) > worstB {
-				worstB = math.Abs(z)
-				e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
-			}
+		if z := st.burnInZ; !s.Independent && math.Abs(z) > worstB {
+			worstB = math.Abs(z)
+			e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
 		}
 	}
 	if worstR > 1 {

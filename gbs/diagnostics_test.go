@@ -301,7 +301,7 @@ func TestFoldedRanks(t *testing.T) {
 		sorted[i] = p.v
 	}
 	med := sortedQuantile(sorted, 0.5)
-	got := normalScores(foldedPairs(order, med))
+	got := normalScores(foldedPairs(order, med), rankScores(len(x)))
 	folded := make([]float64, len(x))
 	for i, v := range x {
 		folded[i] = math.Abs(v - med)
@@ -310,6 +310,48 @@ func TestFoldedRanks(t *testing.T) {
 	for i := range got {
 		if got[i] != want[i] {
 			t.Fatalf("draw %d: folded score %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// The lag-by-lag autocovariance gives the ESS and autocorrelation times
+// of the full FFT, for chains that end Geyer's sequence within a few lags
+// and for chains that need the transform. The two sum the same products
+// in different orders: each lag is off by a few log2(size) eps of the
+// lag-0 value (see internal/acf), and the times, sums of a few hundred
+// such lags at most, by far less than 1e-9 relative.
+func TestDirectLagsMatchFFT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, phi := range []float64{0, 0.5, 0.9, 0.99} {
+		for _, n := range []int{5, 60, 3000} {
+			chains := make([][]float64, 4)
+			for c := range chains {
+				chains[c] = make([]float64, n)
+				x := rng.NormFloat64()
+				for i := range chains[c] {
+					x = phi*x + math.Sqrt(1-phi*phi)*rng.NormFloat64()
+					chains[c][i] = x + 0.01*float64(c)
+				}
+			}
+			got, w, tauW := splitRHatESS(chains)
+			// The reference: every lag by FFT.
+			means := make([]float64, len(chains))
+			var b float64
+			for c, ch := range chains {
+				means[c], _ = meanVar(ch)
+			}
+			_, vm := meanVar(means)
+			b = float64(n) * vm * 4 / 3
+			varPlus := float64(n-1)/float64(n)*w + b/float64(n)
+			acov := meanAutocov(chains, means)
+			floor := 1 / math.Log10(math.Max(float64(n), 10))
+			tau, _ := geyerTime(autocorr(acov, w, varPlus, false))
+			wantTauW, _ := geyerTime(autocorr(acov, w, varPlus, true))
+			wantESS := math.Min(float64(4*n)/math.Max(tau, floor), float64(4*n)*math.Log10(float64(4*n)))
+			wantTauW = math.Max(wantTauW, floor)
+			if math.Abs(got.ess-wantESS) > 1e-9*wantESS || math.Abs(tauW-wantTauW) > 1e-9*wantTauW {
+				t.Errorf("phi %v n %d: ESS %v, tau %v; by FFT %v, %v", phi, n, got.ess, tauW, wantESS, wantTauW)
+			}
 		}
 	}
 }
