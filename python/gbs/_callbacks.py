@@ -133,15 +133,7 @@ class GradCallback(Callback):
                                 % (self.name, type(ret).__name__)) from None
             if type(lp) is not float:
                 lp = real_value(lp, x, self.name)
-            # (-inf, None) outside the support is fine: the point is refused.
-            if g is None:
-                g = np.full(d, np.nan)
-            elif type(g) is not np.ndarray or g.dtype != _f64:
-                g = np.asarray(g)
-                if g.dtype.kind not in "fiu":
-                    raise TypeError("%s returned a gradient of dtype %s at x = %s; it must be %d "
-                                    "numbers" % (self.name, g.dtype, x, d))
-                g = g.astype(_f64)
+            g = _gradient(g, d, self.name, "at x = %s; it must be %d numbers", x, d)
             if g.size != d:
                 raise ValueError("%s returned a gradient of shape %s at a point "
                                  "of dimension %d; it must have shape (%d,)" % (self.name, g.shape, d, d))
@@ -184,14 +176,7 @@ class GradBatchCallback(Callback):
             if lp.shape != (n,):
                 raise ValueError("log_prob_and_grad with vectorize=True returned log p of shape %s for "
                                  "%d points; it must have shape (%d,)" % (lp.shape, n, n))
-            if g is None:
-                g = np.full((n, d), np.nan)
-            elif type(g) is not np.ndarray or g.dtype != _f64:
-                g = np.asarray(g)
-                if g.dtype.kind not in "fiu":
-                    raise TypeError("%s returned a gradient of dtype %s for a batch of %d points; it "
-                                    "must be numbers" % (self.name, g.dtype, n))
-                g = g.astype(_f64)
+            g = _gradient(g, (n, d), self.name, "for a batch of %d points; it must be numbers", n)
             if g.shape != (n, d):
                 raise ValueError("log_prob_and_grad with vectorize=True returned a gradient of shape %s "
                                  "for %d points of dimension %d; it must have shape (%d, %d)"
@@ -204,6 +189,21 @@ class GradBatchCallback(Callback):
         except BaseException as exc:
             self._active = None
             return self._fail(exc)
+
+
+def _gradient(g, shape, name, where, *args):
+    """A callback's gradient as float64 numbers, NaN of ``shape`` for None
+    (with log p = -inf outside the support the point is refused, and its
+    gradient is never read); ``where % args`` ends the error message,
+    formatted only on error (this runs at every point)."""
+    if g is None:
+        return np.full(shape, np.nan)
+    if type(g) is not np.ndarray or g.dtype != _f64:
+        g = np.asarray(g)
+        if g.dtype.kind not in "fiu":
+            raise TypeError("%s returned a gradient of dtype %s %s" % (name, g.dtype, where % args))
+        g = g.astype(_f64)
+    return g
 
 
 def _reraise(exc):

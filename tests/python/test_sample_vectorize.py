@@ -63,6 +63,9 @@ def test_vectorize_errors():
     with pytest.raises(ValueError, match=r"gradient of shape \(8, 4\)"):
         gbs.sample(lambda x: (np.zeros(len(x)), x[:, :4]), np.zeros(5), n_chains=8, n_draws=10,
                    n_warmup=10, vectorize=True, seed=1)
+    with pytest.raises(TypeError, match=r"gradient of dtype <U1 for a batch of 8 points"):
+        gbs.sample(lambda x: (np.zeros(len(x)), np.full(x.shape, "a")), np.zeros(5), n_chains=8,
+                   n_draws=10, n_warmup=10, vectorize=True, seed=1)
 
     class Boom(Exception):
         pass
