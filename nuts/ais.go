@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+
+	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
 // AISSettings configures AIS and RAIS. The zero value, and a nil pointer,
@@ -226,6 +228,17 @@ func newAnnealer(logPrior, logLike LogDensityGrad, d int, s *AISSettings) (*anne
 	}
 	if c.Threads == 0 {
 		c.Threads = runtime.GOMAXPROCS(0)
+	}
+	// The schedule and the step sizes per temperature (one table per
+	// pilot, a handful of shared ones) grow with Steps, the runs' results
+	// with Chains; refuse sizes that cannot fit rather than run out of
+	// memory.
+	what := fmt.Sprintf("Steps = %d temperatures for %d pilot chains", c.Steps, c.PilotChains)
+	if err := memlimit.Check(what, 8, c.Steps, c.PilotChains+5); err != nil {
+		return nil, fmt.Errorf("nuts: %w", err)
+	}
+	if err := memlimit.Check(fmt.Sprintf("Chains = %d annealing runs", c.Chains), 64, c.Chains); err != nil {
+		return nil, fmt.Errorf("nuts: %w", err)
 	}
 	a.betas = SigmoidSchedule(c.Steps, c.Delta)
 	return a, nil
