@@ -141,3 +141,17 @@ def test_errors_and_divergences():
     with pytest.warns(gbs.SamplerWarning, match="%d of 2000 post-warmup transitions diverged" % ndiv):
         res = gbs.from_numpyro(mcmc, seed=4)
     assert res.dim == 10 and any("diverged" in w for w in res.warnings)
+
+
+def test_bayes_factor_and_compare_nested_regressions(regression_run):
+    data3, logz3, _, mcmc3 = regression_run
+    X2 = data3["X"][:, :2]
+    data2, logz2, _ = conjugate.regression(seed=1, X=X2, y=data3["y"])
+    args = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in data2.items()}
+    mcmc2 = run(regression, seed=4, extra_fields=("potential_energy",), **args)
+    r3, r2 = gbs.from_numpyro(mcmc3, seed=6), gbs.from_numpyro(mcmc2, seed=7)
+    lbf, err = gbs.bayes_factor(r3, r2)
+    assert abs(lbf - (logz3 - logz2)) < 4 * err and err < 0.05, (lbf, err, logz3 - logz2)
+    table = gbs.compare({"x1+x2+x3": r3, "x1+x2": r2})
+    exact_p3 = 1 / (1 + np.exp(logz2 - logz3))
+    assert abs(table.prob[0] - exact_p3) < 4 * table.prob_err[0] + 1e-9
