@@ -1,7 +1,10 @@
 """gbs.Flow: the Gaussianizing normalizing flow, usable on its own."""
 
+from __future__ import annotations
+
 import ctypes
 import os
+from typing import Any, Callable, List, Literal, Optional, Tuple, Union, overload
 
 import numpy as np
 
@@ -39,17 +42,19 @@ class Flow:
         How many of them are conditional.
     """
 
-    def __init__(self, handle):
-        self._handle = handle
+    def __init__(self, handle: ctypes.c_void_p) -> None:
+        self._handle: Optional[ctypes.c_void_p] = handle
         info = _lib.new_struct(_lib.FlowInfo)
         _lib.call(_lib.lib.gbs_flow_get_info, self._handle, ctypes.byref(info))
         self.dim, self.layers = int(info.dim), int(info.layers)
         self.conditional_layers = int(info.conditional_layers)
 
     @classmethod
-    def fit(cls, samples, *, bounds=None, seed=None, weights=None, max_layers=None, layers=None,
-            directions=None, knots=None, damping=None, bandwidth=None, validation_fraction=None,
-            whiten="cholesky", rotation="max-sliced", conditional=True, threads=None):
+    def fit(cls, samples: Any, *, bounds: Any = None, seed: Optional[int] = None, weights: Any = None,
+            max_layers: Optional[int] = None, layers: Optional[int] = None, directions: Optional[int] = None,
+            knots: Optional[int] = None, damping: Optional[float] = None, bandwidth: Optional[float] = None,
+            validation_fraction: Optional[float] = None, whiten: str = "cholesky",
+            rotation: str = "max-sliced", conditional: bool = True, threads: Optional[int] = None) -> Flow:
         """Fit a flow to samples.
 
         Parameters
@@ -142,12 +147,12 @@ class Flow:
                 raise ValueError("weights must have shape (%d,), not %s" % (n, np.shape(weights)))
         handle = ctypes.c_void_p()
 
-        def call():
+        def call() -> Tuple[int, Any]:
             err = _lib.new_error()
             return _lib.lib.gbs_flow_fit(ptr(x), n, d, ptr(w), ctypes.byref(opt),
                                          ctypes.byref(handle), ctypes.byref(err)), err
 
-        def abandon(status, err):
+        def abandon(status: int, err: Any) -> None:
             # Ctrl-C during the fit: the caller has moved on; free what the
             # fit produced (x, w, lo, hi stay alive in call's closure).
             _lib.take_error(err)
@@ -157,7 +162,7 @@ class Flow:
         run(call, on_abandon=abandon)
         return cls(handle)
 
-    def _points(self, x):
+    def _points(self, x: Any) -> Tuple[np.ndarray, bool]:
         """x as an (n, d) array, and whether it was one point."""
         scalar = np.ndim(x) == 0
         x = as_c(x, "x")  # (ascontiguousarray makes 0-d arrays 1-d)
@@ -173,7 +178,7 @@ class Flow:
         raise ValueError("points of shape %s for a flow of dimension %d: give shape (n, %d) or (%d,)"
                          % (x.shape, d, d, d))
 
-    def log_prob(self, x):
+    def log_prob(self, x: Any) -> Union[np.ndarray, float]:
         """log q at the points x.
 
         Parameters
@@ -192,7 +197,15 @@ class Flow:
             _lib.call(_lib.lib.gbs_flow_log_prob, self._handle, ptr(x), len(x), ptr(out))
         return float(out[0]) if one else out
 
-    def sample(self, n, seed=None, return_log_prob=False):
+    @overload
+    def sample(self, n: int, seed: Optional[int] = ..., return_log_prob: Literal[False] = ...) -> np.ndarray: ...
+
+    @overload
+    def sample(self, n: int, seed: Optional[int] = ...,
+               return_log_prob: Literal[True] = ...) -> Tuple[np.ndarray, np.ndarray]: ...
+
+    def sample(self, n: int, seed: Optional[int] = None,
+               return_log_prob: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
         """Draw n points from q.
 
         Parameters
@@ -219,7 +232,7 @@ class Flow:
             _lib.call(_lib.lib.gbs_flow_sample, self._handle, n, seed_value(seed), ptr(x), ptr(lq))
         return (x, lq) if return_log_prob else x
 
-    def _map(self, fn, x):
+    def _map(self, fn: Callable[..., int], x: Any) -> Tuple[np.ndarray, np.ndarray]:
         x, _ = self._points(x)
         out = np.empty_like(x)
         ld = np.empty(len(x))
@@ -227,7 +240,7 @@ class Flow:
             _lib.call(fn, self._handle, ptr(x), len(x), ptr(out), ptr(ld))
         return out, ld
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Map points to the Gaussianized space.
 
         Parameters
@@ -243,31 +256,32 @@ class Flow:
         """
         return self._map(_lib.lib.gbs_flow_forward, x)
 
-    def inverse(self, z):
+    def inverse(self, z: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Map Gaussianized points back: returns x of shape (n, d) and
         log |det dx/dz| of shape (n,)."""
         return self._map(_lib.lib.gbs_flow_inverse, z)
 
     @property
-    def warnings(self):
+    def warnings(self) -> List[str]:
         """Fallbacks taken during the fit, as a list of str."""
         arr = ctypes.POINTER(ctypes.c_char_p)()
         n = ctypes.c_int64()
         _lib.call(_lib.lib.gbs_flow_warnings, self._handle, ctypes.byref(arr), ctypes.byref(n))
-        return _lib.take_warnings(arr, n.value)
+        warnings: List[str] = _lib.take_warnings(arr, n.value)
+        return warnings
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the flow to a file (the library's binary format)."""
         _lib.call(_lib.lib.gbs_flow_save, self._handle, os.fsencode(path))
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> Flow:
         """Read a flow written by :meth:`save`."""
         handle = ctypes.c_void_p()
         _lib.call(_lib.lib.gbs_flow_load, os.fsencode(path), ctypes.byref(handle))
         return cls(handle)
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         """The serialized flow: the bytes :meth:`save` writes."""
         n = ctypes.c_int64()
         _lib.call(_lib.lib.gbs_flow_to_buffer, self._handle, None, 0, ctypes.byref(n))
@@ -276,17 +290,17 @@ class Flow:
         return buf.raw[: n.value]
 
     @classmethod
-    def from_bytes(cls, data):
+    def from_bytes(cls, data: bytes) -> Flow:
         """A flow from the bytes of :meth:`to_bytes`."""
         data = bytes(data)
         handle = ctypes.c_void_p()
         _lib.call(_lib.lib.gbs_flow_from_buffer, data, len(data), ctypes.byref(handle))
         return cls(handle)
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Callable[[bytes], Flow], Tuple[bytes]]:
         return (Flow.from_bytes, (self.to_bytes(),))
 
-    def close(self):
+    def close(self) -> None:
         """Release the library's flow now (otherwise when the object is
         garbage collected)."""
         handle = getattr(self, "_handle", None)
@@ -296,9 +310,9 @@ class Flow:
         if handle and _lib.lib is not None and not _lib.forked():
             _lib.lib.gbs_flow_free(handle, None)
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Flow(dim=%d, layers=%d, conditional_layers=%d)" % (
             self.dim, self.layers, self.conditional_layers)

@@ -1,7 +1,10 @@
 """gbs.sample (NUTS) and gbs.sample_ensemble: draws from Python, ready for
 gbs.evidence."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -39,31 +42,34 @@ class Samples:
         The seed used.
     """
 
-    def __init__(self, draws, log_prob, stats, ncall=None, warnings=(), seed=None):
+    def __init__(self, draws: np.ndarray, log_prob: np.ndarray, stats: List[Dict[str, Any]],
+                 ncall: Optional[int] = None, warnings: Iterable[str] = (), seed: Optional[int] = None) -> None:
         self.draws, self.log_prob, self.stats = draws, log_prob, stats
         self.ncall = int(sum(s.get("grad_calls", 0) for s in stats)) if ncall is None else int(ncall)
         self.warnings = list(warnings)
         self.seed = seed
 
     @property
-    def divergences(self):
+    def divergences(self) -> int:
         """Divergent NUTS transitions after warm-up, over all chains."""
         return int(sum(s.get("divergences", 0) for s in self.stats))
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         """(chains, draws, d)."""
-        return self.draws.shape
+        return tuple(self.draws.shape)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         c, n, d = self.draws.shape
         return "Samples(chains=%d, draws=%d, d=%d, ncall=%d, divergences=%d)" % (
             c, n, d, self.ncall, self.divergences)
 
 
-def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, seed=None,
-           bounds=None, target_accept=None, max_depth=None, metric="diag", step_size=None,
-           vectorize=False, args=(), kwargs=None):
+def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 1000, n_warmup: int = 1000,
+           n_chains: int = 4, seed: Optional[int] = None, bounds: Any = None,
+           target_accept: Optional[float] = None, max_depth: Optional[int] = None, metric: str = "diag",
+           step_size: Optional[float] = None, vectorize: bool = False, args: Sequence[Any] = (),
+           kwargs: Optional[Dict[str, Any]] = None) -> Samples:
     """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
     warm-up: dual-averaging step size, metric adapted in doubling windows).
 
@@ -164,13 +170,13 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     for s in stats:
         s.size = ctypes.sizeof(_lib.NutsChainStats)
 
-    def call():
+    def call() -> Tuple[int, Any]:
         err = _lib.new_error()
         return entry(cb.cfunc, None, d, nc, n_draws, ctypes.byref(opt), ptr(draws), ptr(logp), stats,
                      ctypes.byref(err)), err
 
     run(call, callbacks=[cb], token=token)
-    names = [f for f, _ in _lib.NutsChainStats._fields_ if f != "size"]
+    names = [f[0] for f in _lib.NutsChainStats._fields_ if f[0] != "size"]
     st = [{k: getattr(s, k) for k in names} for s in stats]
     warnings = []
     div = sum(s["divergences"] for s in st)
@@ -180,9 +186,11 @@ def sample(log_prob_and_grad, x0, *, n_draws=1000, n_warmup=1000, n_chains=4, se
     return Samples(draws, logp, st, warnings=warnings, seed=seed)
 
 
-def sample_ensemble(log_prob, x0=None, *, ndim=None, walkers=None, steps=5000, burn=None, thin=None,
-                    move="stretch", a=None, seed=None, bounds=None, vectorize=False, args=(),
-                    kwargs=None):
+def sample_ensemble(log_prob: Callable[..., Any], x0: Any = None, *, ndim: Optional[int] = None,
+                    walkers: Optional[int] = None, steps: int = 5000, burn: Optional[int] = None,
+                    thin: Optional[int] = None, move: str = "stretch", a: Optional[float] = None,
+                    seed: Optional[int] = None, bounds: Any = None, vectorize: bool = False,
+                    args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None) -> Samples:
     """Draw from p with the affine-invariant ensemble sampler (Goodman &
     Weare's stretch move, as emcee, run in Go): the gradient-free path.
 
@@ -260,7 +268,7 @@ def sample_ensemble(log_prob, x0=None, *, ndim=None, walkers=None, steps=5000, b
     opt.cancel = token.handle
     handle = ctypes.c_void_p()
 
-    def call():
+    def call() -> Tuple[int, Any]:
         err = _lib.new_error()
         return _lib.lib.gbs_ensemble_sample(cb.cfunc, None, d, ctypes.byref(opt), ctypes.byref(handle),
                                             ctypes.byref(err)), err
