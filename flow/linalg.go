@@ -23,24 +23,12 @@ const (
 // innerBlock returns the inner block length for rows of k values.
 func innerBlock(k int) int { return max(8, blockInnerBytes/(8*max(k, 1))) }
 
-// mulRows sets dst (r×k) = x (r×d) · a (d×k), all row-major.
+// mulRows sets dst (r×k) = x (r×d) · a (d×k), all row-major: the sum
+// below with the roles of the dimensions exchanged (a is the transpose of
+// a k×d matrix).
 func mulRows(dst, x []float64, r, d int, a []float64, k int) {
-	lb := innerBlock(k)
-	for i0 := 0; i0 < r; i0 += blockRows {
-		i1 := min(i0+blockRows, r)
-		clear(dst[i0*k : i1*k])
-		for l0 := 0; l0 < d; l0 += lb {
-			l1 := min(l0+lb, d)
-			for i := i0; i < i1; i++ {
-				di := dst[i*k : i*k+k]
-				for l, v := range x[i*d+l0 : i*d+l1] {
-					if v != 0 {
-						floats.AddScaled(di, v, a[(l0+l)*k:(l0+l)*k+k])
-					}
-				}
-			}
-		}
-	}
+	clear(dst[:r*k])
+	addMulRowsT(dst, r, k, x, d, a)
 }
 
 // addMulRowsT adds p (r×k) · aᵀ to dst (r×d), where a is d×k row-major.
