@@ -43,5 +43,11 @@ func memoryNQ(d int) int {
 	if !ok {
 		return math.MaxInt
 	}
+	return nqFitting(avail, d)
+}
+
+// nqFitting is the largest n_q whose draws of dimension d fit in
+// memlimit.Fraction of avail bytes.
+func nqFitting(avail uint64, d int) int {
 	return int(memlimit.Fraction * float64(avail) / float64(8*valuesPerDraw(d, Bridge)))
 }
