@@ -409,12 +409,14 @@ class Diagnostics:
         add("R-hat %.3f (%s)", self.rhat_max, self.rhat_where or "?")
         add("ESS bulk %.0f", self.ess_bulk_min)
         add("tail %.0f", self.ess_tail_min)
+        add("burn-in |z| %.1f", self.burnin_z)
         add("Pareto k-hat p/q %.2f", self.pareto_k_q)
         add("q/p %.2f", self.pareto_k_p)
         add("cross-fit z %.1f", self.crossfit_z)
         add("consistency |z| %.1f", self.consistency_z)
         if isinstance(self.spot_checked, int) and self.spot_checked > 0:
-            parts.append("log p spot-checked at %d draws" % self.spot_checked)
+            parts.append("log p spot-checked at %d draws (max diff %.2g)"
+                         % (self.spot_checked, self.spot_max_diff))
         return ", ".join(parts)
 
     def __repr__(self) -> str:
