@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Benchmarks on exact draws of PROBLEMS.md-style targets. Run with
+// Benchmarks on exact draws of docs/problems.md-style targets. Run with
 //
 //	go test -bench . -run '^$' ./flow/ -benchtime=3x
 

@@ -26,7 +26,7 @@ func TestMeasure(t *testing.T) {
 	}
 	// ln Z of the test densities of targets_test.go: banana and cauchy are
 	// normalized; funnel is the untruncated density restricted to its box,
-	// whose mass follows from PROBLEMS.md: ln Z = -63.498811 + ln(8·60¹⁵).
+	// whose mass follows from docs/problems.md: ln Z = -63.498811 + ln(8·60¹⁵).
 	truth := map[string]float64{"funnel": -63.498811 + math.Log(8) + 15*math.Log(60), "banana": 0, "cauchy": 0}
 	type cfg struct {
 		name string

@@ -8,7 +8,7 @@ import (
 )
 
 // Exact samplers and log densities of the reference targets of
-// shared/PROBLEMS.md, private to the tests (package problems is not
+// docs/problems.md, private to the tests (package problems is not
 // imported: flow depends on nothing of the project).
 
 // target is an exact sampler with its normalized log density.
@@ -17,7 +17,7 @@ type target struct {
 	d       int
 	sample  func(rng *rand.Rand, n int) []float64
 	logProb func(x []float64) float64 // normalized (funnel: see funnelTarget); -Inf outside the support
-	lower   []float64                 // the prior box of PROBLEMS.md
+	lower   []float64                 // the prior box of docs/problems.md
 	upper   []float64
 }
 
@@ -36,7 +36,7 @@ func box(d int, lo0, hi0, lo, hi float64) ([]float64, []float64) {
 // box x1 in (-4, 4), x_i in (-30, 30); a vector leaving the box is
 // rejected and drawn again as a whole.
 // Its logProb is the untruncated density restricted to the box, so it
-// integrates to the box mass (for d = 16, ln Z = -0.0042 by PROBLEMS.md).
+// integrates to the box mass (for d = 16, ln Z = -0.0042 by docs/problems.md).
 func funnelTarget(d int) target {
 	lower, upper := box(d, -4, 4, -30, 30)
 	return target{

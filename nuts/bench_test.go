@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The 16-d funnel of PROBLEMS.md: x1 ~ N(0, 1) on (-4, 4) and x_i | x1 ~
+// The 16-d funnel of docs/problems.md: x1 ~ N(0, 1) on (-4, 4) and x_i | x1 ~
 // N(0, sd = exp(x1)) on (-30, 30) for i ≥ 2 (unnormalized box prior).
 const funnelDim = 16
 

@@ -11,7 +11,7 @@
 // Gauss–Legendre quadrature (funnel, the 2-d banana with its box
 // truncation) or the eigenvalues of a Nyström-discretized transfer kernel
 // (ring). The tests check these against the independently computed values
-// of the project's PROBLEMS.md and against direct quadrature of LogProb in
+// of the project's docs/problems.md and against direct quadrature of LogProb in
 // low dimensions.
 //
 // Where the target has one, Sample draws exact independent points, so an

@@ -219,7 +219,7 @@ func TestBatch(t *testing.T) {
 }
 
 // TestPaperLogZ checks the computed LogZ against the independently
-// computed references of PROBLEMS.md, printed to six decimals.
+// computed references of docs/problems.md, printed to six decimals.
 func TestPaperLogZ(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {

@@ -8,7 +8,7 @@ a likelihood L(x) and a flat, *normalized* prior on a box,
     p(x) = L(x) * prior(x),    prior(x) = 1 / prod_i (upper_i - lower_i)  inside,
 
 so that the exact evidence is ln Z = ln integral p(x) dx. The definitions
-and reference values are those of ``PROBLEMS.md`` and of the Go package
+and reference values are those of ``docs/problems.md`` and of the Go package
 ``problems`` of this repository; the names mirror the Go names:
 
 ===========================  ====  ============================  =============

@@ -103,7 +103,7 @@ static inline double rng_normal(test_rng *r) {
   return rad * cos(6.283185307179586477 * v);
 }
 
-/* --- the funnel of PROBLEMS.md ------------------------------------------ */
+/* --- the funnel of docs/problems.md ----------------------------------- */
 
 #define FUNNEL_D 16
 #define FUNNEL_LOGZ (-63.498811)

@@ -1,7 +1,7 @@
 """Tests of python/gbs/problems.py, the numpy reference problems.
 
 The module is loaded by path, so these tests run before the gbs package
-(and its compiled library) exists. Exact ln Z values come from PROBLEMS.md;
+(and its compiled library) exists. Exact ln Z values come from docs/problems.md;
 where it is cheap they are also checked independently (closed forms,
 quadrature, or Monte Carlo through the exact generative model).
 """
