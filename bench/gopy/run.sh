@@ -32,6 +32,11 @@ mkdir -p "$SCRATCH"
 touch "$SCRATCH/.gbs-gopy-scratch"
 TIMES=$SCRATCH/build-times.md
 cd "$ROOT"
+# bench/gopy is a module of its own (bench/gopy/go.mod pins gopy and
+# goimports in its tool block, so that the library's go.mod does not):
+# `go tool` runs there.
+GOPYMOD=$ROOT/bench/gopy
+gotool() { (cd "$GOPYMOD" && go tool "$@"); }
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -85,15 +90,19 @@ go 1.24.0
 
 require (
 	github.com/gbs-evidence/gbs v0.0.0
-	github.com/go-python/gopy $(go list -m -f '{{.Version}}' github.com/go-python/gopy)
+	github.com/gbs-evidence/gbs/bench/gopy v0.0.0
+	github.com/go-python/gopy $(cd "$GOPYMOD" && go list -m -f '{{.Version}}' github.com/go-python/gopy)
 )
 
 replace github.com/gbs-evidence/gbs => $ROOT
+
+replace github.com/gbs-evidence/gbs/bench/gopy => $GOPYMOD
 EOF
-	cp go.sum "$OUT/go.sum"
-	# gopy runs `goimports` from PATH: use the one pinned in go.mod's tool block.
-	PATH="$(dirname "$(go tool -n goimports)"):$PATH" \
-		go tool gopy build -output="$OUT" -vm="$VPY" -no-warn \
+	cp "$GOPYMOD/go.sum" "$OUT/go.sum"
+	# gopy runs `goimports` from PATH: use the one pinned in the tool block
+	# of bench/gopy/go.mod.
+	PATH="$(dirname "$(gotool -n goimports)"):$PATH" \
+		gotool gopy build -output="$OUT" -vm="$VPY" -no-warn \
 		github.com/gbs-evidence/gbs/bench/gopy/gbspy >"$SCRATCH/gopy-build.log" 2>&1 ||
 		{ cat "$SCRATCH/gopy-build.log"; exit 1; }
 }
@@ -120,8 +129,8 @@ ls -la "$OUT" >"$SCRATCH/gopy-files.txt"
 echo "== gopy gen of the packages themselves: what has no binding"
 mkdir -p "$SCRATCH/gen"
 for p in gbs flow nuts ensemble problems; do
-	PATH="$(dirname "$(go tool -n goimports)"):$PATH" \
-		go tool gopy gen -output="$SCRATCH/gen/$p" -vm="$VPY" \
+	PATH="$(dirname "$(gotool -n goimports)"):$PATH" \
+		gotool gopy gen -output="$SCRATCH/gen/$p" -vm="$VPY" \
 		"github.com/gbs-evidence/gbs/$p" >"$SCRATCH/gen/$p.log" 2>&1 ||
 		{ cat "$SCRATCH/gen/$p.log"; exit 1; }
 done
