@@ -83,6 +83,11 @@ type Settings struct {
 	// that are not safe for concurrent use). The draws are identical for
 	// any value.
 	Threads int
+
+	// Global, if not nil, adds independence Metropolis–Hastings moves
+	// from a global proposal to each iteration (see GlobalSettings); nil
+	// means NUTS alone.
+	Global *GlobalSettings
 }
 
 // ChainStats describes one chain's adaptation and post-warmup behaviour.
@@ -116,6 +121,10 @@ type ChainStats struct {
 	// DenseMetric.
 	InvMetric      []float64
 	InvMetricDense []float64
+	// Global counts the chain's global moves (zero without
+	// Settings.Global); Global.AcceptRate() is their acceptance rate
+	// over the kept draws.
+	Global GlobalStats
 }
 
 // Result holds the draws of all chains.
@@ -346,21 +355,86 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		// Starting points then come from (-2, 2) in u, Stan's convention.
 		cfg.Lower, cfg.Upper = nil, nil
 	}
-	var errs []error
-	if bf != nil {
-		b := newBatchRun(bf, d, cfg.Chains)
-		errs = b.run(ctx, cfg.Chains, func(done <-chan struct{}, c int, f density) error {
-			return runChain(done, c, f, box, d, cfg, res)
-		})
-		res.Batches = b.calls
-	} else {
-		errs = forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
-			return runChain(done, c, f, box, d, cfg, res)
-		})
-	}
-	if err := firstError(ctx, errs); err != nil {
+	gcfg, err := newGlobalConfig(cfg.Global)
+	if err != nil {
 		return nil, err
 	}
+	var batchCalls int64
+	// phase runs work for every chain, through the batched density when
+	// there is one; a failure of any chain ends the run.
+	phase := func(work func(ch *chainRun, done <-chan struct{}, f density) error, chains []*chainRun) error {
+		var errs []error
+		if bf != nil {
+			b := newBatchRun(bf, d, cfg.Chains)
+			errs = b.run(ctx, cfg.Chains, func(done <-chan struct{}, c int, f density) error {
+				return work(chains[c], done, f)
+			})
+			batchCalls += b.calls
+		} else {
+			errs = forEachChain(ctx, cfg.Chains, cfg.Threads, func(done <-chan struct{}, c int) error {
+				return work(chains[c], done, f)
+			})
+		}
+		for c, ch := range chains {
+			res.Chains[c].GradCalls = ch.smp.gradCalls
+		}
+		return firstError(ctx, errs)
+	}
+	chains := make([]*chainRun, cfg.Chains)
+	for c := range chains {
+		chains[c] = newChainRun(c, box, d, cfg, res)
+	}
+	// The phases are separated by the fits of q, which need every
+	// chain's draws; the first phase includes NUTS's warm-up and the last
+	// the kept draws, so without global moves there is a single phase.
+	// A phase's work is a list of steps run in turn by each chain.
+	type step func(ch *chainRun, done <-chan struct{}, f density) error
+	var pending []step
+	run := func(steps ...step) error {
+		pending = append(pending, steps...)
+		work := pending
+		pending = nil
+		return phase(func(ch *chainRun, done <-chan struct{}, f density) error {
+			for _, w := range work {
+				if err := w(ch, done, f); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, chains)
+	}
+	pending = append(pending, (*chainRun).warmup)
+	if gcfg != nil {
+		move := gcfg.Move
+		for stage := 1; stage <= gcfg.Stages; stage++ {
+			cur := move
+			if err := run(func(ch *chainRun, done <-chan struct{}, f density) error {
+				return ch.stage(done, f, cur, gcfg)
+			}); err != nil {
+				return nil, err
+			}
+			x := make([][]float64, len(chains))
+			lp := make([][]float64, len(chains))
+			for c, ch := range chains {
+				x[c], lp[c] = ch.stageX, ch.stageLogP
+			}
+			q, err := gcfg.Fit(stage, x, lp)
+			if err != nil {
+				return nil, fmt.Errorf("nuts: fitting the global move after warm-up stage %d: %w", stage, err)
+			}
+			if q == nil {
+				return nil, fmt.Errorf("nuts: the global move's Fit returned no proposal after warm-up stage %d", stage)
+			}
+			move = q
+		}
+		for _, ch := range chains {
+			ch.move, ch.moves = move, gcfg.Moves
+		}
+	}
+	if err := run((*chainRun).production); err != nil {
+		return nil, err
+	}
+	res.Batches = batchCalls
 	for _, c := range res.Chains {
 		res.GradCalls += c.GradCalls
 	}
@@ -427,51 +501,133 @@ func firstError(ctx context.Context, errs []error) error {
 	return nil
 }
 
-// runChain runs chain c to completion and stores its draws in res. With a
-// box map the chain runs in unconstrained coordinates and its draws are
-// mapped back to the box.
-func runChain(done <-chan struct{}, c int, f density, box *boxMap, d int, cfg *config, res *Result) error {
-	wrap := func(err error) error {
-		if errors.Is(err, errCanceled) {
-			return err
-		}
-		return fmt.Errorf("nuts: chain %d: %w", c, err)
-	}
-	rng := newRNG(cfg.Seed, uint64(c))
-	m := newMetric(cfg.Metric, d)
-	var raw *float64
-	if box != nil {
-		f, raw = box.wrap(f, d)
-	}
-	smp := newSampler(d, f, rng, m, cfg.MaxDepth, done)
-	smp.raw = raw
-	stats := &res.Chains[c]
-	defer func() { stats.GradCalls = smp.gradCalls }()
+// chainRun is the state of one chain across the phases of sampling:
+// NUTS's warm-up, the warm-up stages of global moves and the kept draws.
+// With a box map the chain runs in unconstrained coordinates and its draws
+// are mapped back to the box.
+type chainRun struct {
+	c     int
+	d     int
+	cfg   *config
+	box   *boxMap
+	smp   *sampler
+	m     *metric
+	stats *ChainStats
+	res   *Result
 
+	move       GlobalMove // the production kernel's proposal, if any
+	moves      int
+	xbuf, prop []float64
+	// The draws of the last warm-up stage, in x.
+	stageX, stageLogP []float64
+}
+
+func newChainRun(c int, box *boxMap, d int, cfg *config, res *Result) *chainRun {
+	m := newMetric(cfg.Metric, d)
+	smp := newSampler(d, nil, newRNG(cfg.Seed, uint64(c)), m, cfg.MaxDepth, nil)
+	return &chainRun{
+		c: c, d: d, cfg: cfg, box: box, smp: smp, m: m, stats: &res.Chains[c], res: res,
+		xbuf: make([]float64, d), prop: make([]float64, d),
+	}
+}
+
+// bind makes f (the user's density, or the batch's for this chain) and
+// done the sampler's for one phase.
+func (ch *chainRun) bind(done <-chan struct{}, f density) {
+	ch.smp.raw = nil
+	if ch.box != nil {
+		f, ch.smp.raw = ch.box.wrap(f, ch.d)
+	}
+	ch.smp.f, ch.smp.done = f, done
+}
+
+func (ch *chainRun) wrap(err error) error {
+	if errors.Is(err, errCanceled) {
+		return err
+	}
+	return fmt.Errorf("nuts: chain %d: %w", ch.c, err)
+}
+
+// warmup places the chain at its start and runs NUTS's adaptation.
+func (ch *chainRun) warmup(done <-chan struct{}, f density) error {
+	ch.bind(done, f)
+	smp, cfg := ch.smp, ch.cfg
 	var init []float64
 	if cfg.Init != nil {
-		init = cfg.Init[c]
+		init = cfg.Init[ch.c]
 	}
 	if err := smp.start(init, cfg.Lower, cfg.Upper); err != nil {
-		return wrap(err)
+		return ch.wrap(err)
 	}
-
 	smp.eps = cfg.StepSize
 	if smp.eps == 0 {
 		smp.eps = 1
 	}
 	if cfg.warmup > 0 || cfg.StepSize == 0 {
 		if err := smp.initStepSize(); err != nil {
-			return wrap(err)
+			return ch.wrap(err)
 		}
 	}
-
 	if cfg.warmup > 0 {
-		if err := smp.warmup(cfg.warmup, cfg.TargetAccept, stats); err != nil {
-			return wrap(err)
+		if err := smp.warmup(cfg.warmup, cfg.TargetAccept, ch.stats); err != nil {
+			return ch.wrap(err)
 		}
 	}
+	return nil
+}
 
+// stage runs one warm-up stage of global moves from q (none if q is nil)
+// and keeps its draws for the next fit.
+func (ch *chainRun) stage(done <-chan struct{}, f density, q GlobalMove, g *globalConfig) error {
+	ch.bind(done, f)
+	n, d := g.StageIters, ch.d
+	ch.stageX = make([]float64, n*d)
+	ch.stageLogP = make([]float64, n)
+	gs := &ch.stats.Global
+	for i := 0; i < n; i++ {
+		info, err := ch.smp.transition()
+		if err != nil {
+			return ch.wrap(err)
+		}
+		if info.divergent {
+			ch.stats.WarmupDivergences++
+		}
+		if q != nil {
+			for range g.Moves {
+				ok, err := ch.smp.globalMove(q, ch.box, ch.xbuf, ch.prop)
+				if err != nil {
+					return ch.wrap(err)
+				}
+				gs.WarmupProposed++
+				if ok {
+					gs.WarmupAccepted++
+				}
+			}
+		}
+		ch.store(ch.stageX[i*d:(i+1)*d], &ch.stageLogP[i])
+	}
+	gs.Calls = ch.smp.globalCalls
+	return nil
+}
+
+// store writes the chain's state in x and its log p.
+func (ch *chainRun) store(x []float64, lp *float64) {
+	if ch.box != nil {
+		ch.box.toX(x, ch.smp.cur.q, nil, nil)
+	} else {
+		copy(x, ch.smp.cur.q)
+	}
+	*lp = ch.smp.cur.lpx
+}
+
+// production draws the kept draws, with the fixed kernel.
+func (ch *chainRun) production(done <-chan struct{}, f density) error {
+	ch.bind(done, f)
+	smp, cfg, stats, d := ch.smp, ch.cfg, ch.stats, ch.d
+	moves := 0
+	if ch.move != nil {
+		moves = ch.moves
+	}
 	draws := make([]float64, cfg.Draws*d)
 	logp := make([]float64, cfg.Draws)
 	stats.TreeDepths = make([]int, cfg.MaxDepth+1)
@@ -479,14 +635,19 @@ func runChain(done <-chan struct{}, c int, f density, box *boxMap, d int, cfg *c
 	for i := 0; i < cfg.Draws; i++ {
 		info, err := smp.transition()
 		if err != nil {
-			return wrap(err)
+			return ch.wrap(err)
 		}
-		if box != nil {
-			box.toX(draws[i*d:(i+1)*d], smp.cur.q, nil, nil)
-		} else {
-			copy(draws[i*d:(i+1)*d], smp.cur.q)
+		for range moves {
+			ok, err := smp.globalMove(ch.move, ch.box, ch.xbuf, ch.prop)
+			if err != nil {
+				return ch.wrap(err)
+			}
+			stats.Global.Proposed++
+			if ok {
+				stats.Global.Accepted++
+			}
 		}
-		logp[i] = smp.cur.lpx
+		ch.store(draws[i*d:(i+1)*d], &logp[i])
 		sumAccept += info.accept
 		sumDepth += float64(info.depth)
 		stats.TreeDepths[info.depth]++
@@ -498,16 +659,17 @@ func runChain(done <-chan struct{}, c int, f density, box *boxMap, d int, cfg *c
 		}
 		stats.Leapfrogs += int64(info.leapfrogs)
 	}
+	stats.Global.Calls = smp.globalCalls
 	n := float64(cfg.Draws)
 	stats.StepSize = smp.eps
 	stats.MeanAccept = sumAccept / n
 	stats.MeanTreeDepth = sumDepth / n
-	stats.InvMetric = m.invDiag()
-	if m.kind == DenseMetric {
-		stats.InvMetricDense = append([]float64(nil), m.dense...)
+	stats.InvMetric = ch.m.invDiag()
+	if ch.m.kind == DenseMetric {
+		stats.InvMetricDense = append([]float64(nil), ch.m.dense...)
 	}
-	res.Draws[c] = draws
-	res.LogP[c] = logp
+	ch.res.Draws[ch.c] = draws
+	ch.res.LogP[ch.c] = logp
 	return nil
 }
 

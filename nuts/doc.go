@@ -38,6 +38,19 @@
 // reported in x; step sizes and metrics refer to the unconstrained
 // coordinates. BoxStartOnly restores direct sampling.
 //
+// # Global moves
+//
+// NUTS moves locally: it does not cross between well-separated modes, and
+// chains started in the wrong proportions keep them. Settings.Global adds
+// independence Metropolis–Hastings moves from a proposal q that the
+// caller supplies as a GlobalMove (gbs fills it with its fitted flow; this
+// package knows nothing of flows): after each NUTS transition x' ~ q is
+// accepted with probability min(1, p(x') q(x) / (p(x) q(x'))), at one
+// density call per move. Both kernels leave p invariant, so their cycle
+// does. q may be refitted (GlobalSettings.Fit) on all chains' draws
+// between warm-up stages only; the kept draws come from a fixed kernel.
+// ChainStats.Global counts the moves and their acceptance.
+//
 // # Convergence checks
 //
 // RHat computes the rank-normalized split R-hat of Vehtari et al. (2021)

@@ -78,8 +78,9 @@ type sampler struct {
 	// (see point.lpx); nil when f is the user's density itself.
 	raw *float64
 
-	gradCalls int64
-	steps     int // leapfrog steps since the last cancellation check
+	gradCalls   int64
+	globalCalls int64 // evaluations made by global moves
+	steps       int   // leapfrog steps since the last cancellation check
 
 	// Per-transition bookkeeping.
 	h0           float64
