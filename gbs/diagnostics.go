@@ -116,14 +116,7 @@ func (e *estimation) chainLogP() []float64 {
 		}
 		return lp
 	}
-	if len(e.passes) == 2 && e.cfg.Method == Bridge {
-		// The second pass used the first half of the draws.
-		lp := make([]float64, 0, len(e.passes[0].a)+len(e.passes[1].a))
-		lp = append(lp, e.passLogP[1]...)
-		lp = append(lp, e.passLogP[0]...)
-		return lp
-	}
-	return nil
+	return e.drawsLogP // set by the cross-fitted bridge, in chain order
 }
 
 // diagnoseChains checks the input: layout, stuck chains, convergence and

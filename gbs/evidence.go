@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gbs-evidence/gbs/flow"
 )
@@ -112,11 +111,12 @@ type estimation struct {
 	ev  *evaluator
 	res *Result
 	// diag collects the diagnostics; passes are the estimation passes'
-	// log-density ratios for them, passLogP log p at each bridge pass's
-	// posterior draws.
-	diag     Diagnostics
-	passes   []passData
-	passLogP [][]float64
+	// log-density ratios for them; drawsLogP is log p at every draw, chain
+	// after chain, when the cross-fitted bridge evaluated it (nil
+	// otherwise).
+	diag      Diagnostics
+	passes    []passData
+	drawsLogP []float64
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -132,15 +132,21 @@ func (e *estimation) warn(format string, args ...any) {
 // fitProposal fits q on the row-major points x with the random stream
 // stream.
 func (e *estimation) fitProposal(x []float64, stream uint64) (Proposal, error) {
+	q, warns, err := e.fitProposalWarn(x, stream)
+	e.res.Warnings = append(e.res.Warnings, warns...)
+	return q, err
+}
+
+// fitProposalWarn is fitProposal returning the fit's warnings.
+func (e *estimation) fitProposalWarn(x []float64, stream uint64) (Proposal, []string, error) {
 	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, stream))
 	if err != nil {
-		return nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
+		return nil, nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
 	}
 	if q.Dim() != e.s.Dim {
-		return nil, fmt.Errorf("gbs: the proposal has dimension %d, the samples %d", q.Dim(), e.s.Dim)
+		return nil, nil, fmt.Errorf("gbs: the proposal has dimension %d, the samples %d", q.Dim(), e.s.Dim)
 	}
-	e.res.Warnings = append(e.res.Warnings, warns...)
-	return q, nil
+	return q, warns, nil
 }
 
 // target evaluates the log density that the estimator compares with q:
@@ -247,6 +253,9 @@ func checkDrawsLogP(lp []float64, m int) error {
 // pass's posterior term dominates the error when the draws are
 // autocorrelated, and the two passes' errors are nearly independent, so the
 // mean's variance is about half of one pass's.
+//
+// The passes return their results; only bridge writes them into the
+// estimation (e.passes, e.drawsLogP and the Result).
 func (e *estimation) bridge(warp bool) error {
 	h, err := splitHalves(e.s)
 	if err != nil {
@@ -257,6 +266,7 @@ func (e *estimation) bridge(warp bool) error {
 		if err != nil {
 			return err
 		}
+		e.keepPass(r)
 		e.setBridge(r.est, r.np, r.nq, r.trace)
 		return nil
 	}
@@ -268,24 +278,49 @@ func (e *estimation) bridge(warp bool) error {
 	if err != nil {
 		return err
 	}
+	e.keepPass(a)
 	b, err := e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
 	if err != nil {
 		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
 	}
-	mean := bridgeEstimate{
-		logZ: (a.est.logZ + b.est.logZ) / 2,
-		re2P: (a.est.re2P + b.est.re2P) / 4,
-		re2Q: (a.est.re2Q + b.est.re2Q) / 4,
-		tau:  (a.est.tau + b.est.tau) / 2,
-	}
-	trace := make([]TracePoint, len(a.trace))
-	for i, p := range a.trace {
-		o := b.trace[i]
-		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2, LogZErr: math.Hypot(p.LogZErr, o.LogZErr) / 2}
-	}
-	e.setBridge(mean, a.np+b.np, a.nq+b.nq, trace)
+	e.keepPass(b)
+	// Pass a estimated on the second half of the draws (h.use), pass b on
+	// the first (h.fit): together, in that order, log p at every draw,
+	// chain after chain, as splitHalves cut them.
+	e.drawsLogP = make([]float64, 0, len(a.useLogP)+len(b.useLogP))
+	e.drawsLogP = append(e.drawsLogP, b.useLogP...)
+	e.drawsLogP = append(e.drawsLogP, a.useLogP...)
+	e.setBridge(crossFitMean(a.est, b.est), a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace))
 	e.res.Warnings = unique(e.res.Warnings) // the passes may warn alike
 	return nil
+}
+
+// keepPass records a pass's warnings and its data for the diagnostics.
+func (e *estimation) keepPass(r bridgePass) {
+	e.res.Warnings = append(e.res.Warnings, r.warnings...)
+	e.passes = append(e.passes, r.data)
+}
+
+// crossFitMean is the mean of the two passes' estimates, with the error
+// terms of a mean of two independent estimates.
+func crossFitMean(a, b bridgeEstimate) bridgeEstimate {
+	return bridgeEstimate{
+		logZ: (a.logZ + b.logZ) / 2,
+		re2P: (a.re2P + b.re2P) / 4,
+		re2Q: (a.re2Q + b.re2Q) / 4,
+		tau:  (a.tau + b.tau) / 2,
+	}
+}
+
+// crossFitTrace adds the passes' traces point by point (both use the same
+// traceDivisors).
+func crossFitTrace(a, b []TracePoint) []TracePoint {
+	trace := make([]TracePoint, len(a))
+	for i, p := range a {
+		o := b[i]
+		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2, LogZErr: math.Hypot(p.LogZErr, o.LogZErr) / 2}
+	}
+	return trace
 }
 
 // unique returns s without repeated entries, in the order of first
@@ -315,6 +350,15 @@ type bridgePass struct {
 	est    bridgeEstimate
 	np, nq int
 	trace  []TracePoint
+	// data is what the diagnostics read; useLogP the target's log p at
+	// h.use, chain after chain; warnings the pass's own.
+	data     passData
+	useLogP  []float64
+	warnings []string
+	// q is the fitted proposal, tauP the p-draws' autocorrelation time
+	// the bridge weighed them by.
+	q    Proposal
+	tauP float64
 }
 
 // traceDivisors give the prefixes n_q/k of the proposal draws at which
@@ -324,98 +368,152 @@ var traceDivisors = []int{8, 4, 2}
 
 // bridgePass fits q on h.fit (random stream fitStream) and estimates ln Z
 // against h.use with nq draws from q (stream drawStream; 0: the adaptive
-// rule, which may spend the share costShare of the FEva budget).
+// rule, which may spend the share costShare of the FEva budget). It
+// writes nothing into e but the log.
 func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStream uint64, costShare float64) (bridgePass, error) {
-	d := e.s.Dim
-	var q Proposal
-	var err error
+	var r bridgePass
+	q, tgt, err := e.passProposal(h, warp, fitStream, &r.warnings)
+	if err != nil {
+		return r, err
+	}
+	r.np = len(h.use) / e.s.Dim
+	a, lp, err := posteriorRatios(q, tgt, h)
+	if err != nil {
+		return r, err
+	}
+	r.useLogP, r.q = lp, q
+	tauP := e.posteriorTau(a, h.nchains)
+	r.tauP = tauP
+	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
+	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
+	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.warnings)
+	if err != nil {
+		return r, err
+	}
+	r.est, r.nq = est, len(pd.logw)
+	r.trace = passTrace(in, pd.logw, est)
+	if est.shortChain {
+		r.warnings = append(r.warnings, shortWarning(est.tau, r.np/h.nchains))
+	}
+	r.data = passData{a: a, b: pd.logw, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
+		nchains: h.nchains, iid: e.s.Independent}
+	return r, nil
+}
+
+// passProposal fits a pass's proposal on h.fit and returns it with the
+// target the pass compares it with; the fit's warnings go to warns.
+func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, warns *[]string) (Proposal, *target, error) {
 	tgt := &target{ev: e.ev}
+	var q Proposal
 	if warp {
-		g, _, err := FitGaussian(h.fit, d, nil, 0)
+		g, _, err := FitGaussian(h.fit, e.s.Dim, nil, 0)
 		if err != nil {
-			return bridgePass{}, fmt.Errorf("gbs: fitting the warp-III Gaussian: %w", err)
+			return nil, nil, fmt.Errorf("gbs: fitting the warp-III Gaussian: %w", err)
 		}
 		q, tgt.centre = g, g.(*Gaussian).Mean()
-	} else if q, err = e.fitProposal(h.fit, fitStream); err != nil {
-		return bridgePass{}, err
+	} else {
+		var w []string
+		var err error
+		if q, w, err = e.fitProposalWarn(h.fit, fitStream); err != nil {
+			return nil, nil, err
+		}
+		*warns = append(*warns, w...)
 	}
-	e.logf("proposal fitted on %d draws", len(h.fit)/d)
+	e.logf("proposal fitted on %d draws", len(h.fit)/e.s.Dim)
+	return q, tgt, nil
+}
 
-	np := len(h.use) / d
-	a := make([]float64, np) // log q - log p at the p-draws
-	if err := tgt.logp(a, h.use, h.useLogP); err != nil {
-		return bridgePass{}, err
+// posteriorRatios returns log q - log p at the draws h.use, and the
+// target's log p there (evaluated, or copied from h.useLogP).
+func posteriorRatios(q Proposal, tgt *target, h halves) (a, logp []float64, err error) {
+	np := len(h.use) / q.Dim()
+	logp = make([]float64, np)
+	if err := tgt.logp(logp, h.use, h.useLogP); err != nil {
+		return nil, nil, err
 	}
-	if err := checkDrawsLogP(a, np/h.nchains); err != nil {
-		return bridgePass{}, err
+	if err := checkDrawsLogP(logp, np/h.nchains); err != nil {
+		return nil, nil, err
 	}
-	e.passLogP = append(e.passLogP, slices.Clone(a))
-	lq := make([]float64, np)
-	q.LogProb(lq, h.use)
+	a = make([]float64, np)
+	q.LogProb(a, h.use)
 	for i := range a {
-		if math.IsNaN(lq[i]) || math.IsInf(lq[i], 1) {
-			return bridgePass{}, fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", lq[i])
+		if math.IsNaN(a[i]) || math.IsInf(a[i], 1) {
+			return nil, nil, fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", a[i])
 		}
-		a[i] = lq[i] - a[i]
+		a[i] -= logp[i]
 	}
+	return a, logp, nil
+}
 
-	// Autocorrelated p-draws carry the information of n_p/tau independent
-	// ones: the bridge weighs them so, and the adaptive rule starts from
-	// that many proposal draws rather than n_p. tau is that of log q/p at
-	// the draws, the quantity the bridge averages, known before any
-	// proposal draw; below 1 (antithetic chains) it is taken as 1.
-	tauP := 1.0
+// posteriorTau is the integrated autocorrelation time of log q/p at the
+// posterior draws. Autocorrelated p-draws carry the information of
+// n_p/tau independent ones: the bridge weighs them so, and the adaptive
+// rule starts from that many proposal draws rather than n_p. tau is that
+// of the quantity the bridge averages, known before any proposal draw;
+// below 1 (antithetic chains) it is taken as 1.
+func (e *estimation) posteriorTau(a []float64, nchains int) float64 {
 	if !e.s.Independent {
-		if t, _ := IntegratedTime(a, h.nchains); t > 1 {
-			tauP = t
+		if t, _ := IntegratedTime(a, nchains); t > 1 {
+			return t
 		}
 	}
+	return 1
+}
+
+// solvePass draws from q (nq draws; 0: the adaptive rule from a first
+// batch) and solves the bridge equation with in's posterior side; in ends
+// with the proposal side used. The adaptive rule's warnings go to warns.
+func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, costShare float64, warns *[]string) (bridgeEstimate, error) {
+	d := e.s.Dim
 	nq0 := nq
 	if nq0 == 0 {
-		nq0 = startNQ(np, tauP)
+		nq0 = startNQ(np, in.tauP)
 	}
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
 	if err := pd.extend(nq0, d); err != nil {
-		return bridgePass{}, err
+		return bridgeEstimate{}, err
 	}
-	in := &bridgeInput{logQoverP: a, logPoverQ: pd.logw, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
+	in.logPoverQ = pd.logw
 	est, err := solveBridge(in)
 	if err != nil {
-		return bridgePass{}, fmt.Errorf("gbs: %w", err)
+		return est, fmt.Errorf("gbs: %w", err)
 	}
 	e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq0, est.logZ, est.re2P, est.re2Q)
-
-	if nq == 0 {
-		nq := e.adaptiveNQ(nq0, est, np, costShare)
-		if nq > nq0 {
-			if err := pd.extend(nq, d); err != nil {
-				return bridgePass{}, err
-			}
-			in.logPoverQ = pd.logw
-			if est, err = solveBridge(in); err != nil {
-				return bridgePass{}, fmt.Errorf("gbs: %w", err)
-			}
-			e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", nq, est.logZ, est.re2P, est.re2Q)
-		}
+	if nq != 0 {
+		return est, nil
 	}
-	nq = len(pd.logw)
+	n, capped := e.adaptiveNQ(nq0, est, np, costShare)
+	if capped {
+		*warns = append(*warns, fmt.Sprintf("n_q capped at %d by memory", n))
+	}
+	if n <= nq0 {
+		return est, nil
+	}
+	if err := pd.extend(n, d); err != nil {
+		return est, err
+	}
+	in.logPoverQ = pd.logw
+	if est, err = solveBridge(in); err != nil {
+		return est, fmt.Errorf("gbs: %w", err)
+	}
+	e.logf("n_q = %d: ln Z = %.6f, RE2 p = %.3g, q = %.3g", n, est.logZ, est.re2P, est.re2Q)
+	return est, nil
+}
+
+// passTrace is ln Z on the prefixes traceDivisors give of the proposal
+// draws logw, then the final estimate est.
+func passTrace(in *bridgeInput, logw []float64, est bridgeEstimate) []TracePoint {
+	nq := len(logw)
 	var trace []TracePoint
 	for _, k := range traceDivisors {
 		pre := *in
-		pre.logPoverQ = pd.logw[:max(nq/k, 1)]
+		pre.logPoverQ = logw[:max(nq/k, 1)]
 		p, err := solveBridge(&pre)
 		if err != nil {
 			p = bridgeEstimate{logZ: math.NaN(), re2P: math.NaN()}
 		}
 		trace = append(trace, TracePoint{NQ: len(pre.logPoverQ), LogZ: p.logZ, LogZErr: math.Sqrt(p.re2P + p.re2Q)})
 	}
-	trace = append(trace, TracePoint{NQ: nq, LogZ: est.logZ, LogZErr: math.Sqrt(est.re2P + est.re2Q)})
-	if est.shortChain {
-		e.warnShort(est.tau, np/h.nchains)
-	}
-	e.passes = append(e.passes, passData{a: a, b: pd.logw, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
-		nchains: h.nchains, iid: e.s.Independent})
-	return bridgePass{est: est, np: np, nq: nq, trace: trace}, nil
+	return append(trace, TracePoint{NQ: nq, LogZ: est.logZ, LogZErr: math.Sqrt(est.re2P + est.re2Q)})
 }
 
 // minStartNQ is the least number of proposal draws the adaptive rule
@@ -432,13 +530,19 @@ func startNQ(np int, tau float64) int {
 }
 
 func (e *estimation) warnShort(tau float64, m int) {
-	e.warn("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", tau, m)
+	e.warn("%s", shortWarning(tau, m))
+}
+
+// shortWarning is the warning for chains too short for their tau.
+func shortWarning(tau float64, m int) string {
+	return fmt.Sprintf("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", tau, m)
 }
 
 // adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from
 // q that its term is the fraction FErr of the squared error, but spend at
 // most the fraction FEva of all log-density evaluations on q.
-func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare float64) int {
+// capped says that the memory bound set it.
+func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare float64) (n int, capped bool) {
 	ferr, feva := e.cfg.FErr, e.cfg.FEva
 	ncallP := float64(e.s.NCall)
 	if ncallP == 0 {
@@ -449,13 +553,12 @@ func (e *estimation) adaptiveNQ(nq0 int, est bridgeEstimate, np int, costShare f
 		byError = math.Inf(1)
 	}
 	byCost := costShare * feva / (1 - feva) * ncallP
-	n := math.Max(float64(nq0), math.Min(byError, byCost))
+	nf := math.Max(float64(nq0), math.Min(byError, byCost))
 	maxNQ := math.Max(float64(nq0), float64(min(maxProposalValues/e.s.Dim, memoryNQ(e.s.Dim))))
-	if n > maxNQ {
-		e.warn("n_q capped at %d by memory", int(maxNQ))
-		n = maxNQ
+	if nf > maxNQ {
+		return int(maxNQ), true
 	}
-	return int(n)
+	return int(nf), false
 }
 
 // maxProposalValues bounds the memory held by the proposal draws of one
