@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.ChecksumIEEE(body))
-		err, alloc := decodeAlloc(data)
+		err, alloc := decodeAlloc(data, maxAllocRatio*uint64(len(data))+allocFloor)
 		if alloc > maxAllocRatio*uint64(len(data))+allocFloor {
 			t.Fatalf("decoding %d bytes allocated %d (%.1f×)", len(data), alloc, float64(alloc)/float64(len(data)))
 		}

@@ -1,7 +1,9 @@
 /* A process forked after libgbs was loaded gets GBS_ERR_FORKED from every
  * function instead of hanging (the Go runtime does not survive fork), the
  * message says why, and the parent is unaffected.  alarm() in the child
- * turns a hang into a failure (SIGALRM) instead of a stuck test. */
+ * turns a hang into a failure (SIGALRM) instead of a stuck test; how fast
+ * the refusals come is not checked (a loaded machine may take seconds),
+ * only that they come. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
@@ -23,8 +25,7 @@ static int normal_logp(const double *x, int64_t n, int64_t d, double *logp, void
 /* Checks in the child: its exit status is the number of failed checks
  * (capped), 0 if all pass. */
 static int child(gbs_flow *flow, const double *x, int64_t n, int64_t d, pid_t parent) {
-  alarm(10); /* a hang ends the child with SIGALRM */
-  double t0 = now_seconds();
+  alarm(60); /* a hang ends the child with SIGALRM */
   char want[128];
   snprintf(want, sizeof want, "libgbs was loaded in process %ld; this is a forked child %ld",
            (long)parent, (long)getpid());
@@ -64,8 +65,6 @@ static int child(gbs_flow *flow, const double *x, int64_t n, int64_t d, pid_t pa
   CHECK(gbs_debug_live_allocations() == 0, "%lld live at exit",
         (long long)gbs_debug_live_allocations());
 
-  double dt = now_seconds() - t0;
-  CHECK(dt < 1.0, "the child took %.2f s", dt);
   alarm(0);
   return test_failures > 100 ? 100 : test_failures;
 }
