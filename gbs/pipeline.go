@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gbs-evidence/gbs/ensemble"
@@ -31,6 +32,11 @@ type PipelineSettings struct {
 	// Evidence configures the evidence stage. Its bounds default to the
 	// sampler's.
 	Evidence Settings
+	// Global configures the flow as a global move of the sampler (see
+	// GlobalSettings); off by default (PipelineGlobalDefault). With global
+	// moves and no Sampler.Init, the chains start at points drawn
+	// uniformly in the central 90 % of the box when the box is finite.
+	Global GlobalSettings
 }
 
 // PipelineTargetAccept is the NUTS acceptance target Pipeline uses when
@@ -69,6 +75,27 @@ type PipelineResult struct {
 	// SamplingTime (both runs after a retry) and EvidenceTime are the
 	// wall times of the two stages.
 	SamplingTime, EvidenceTime time.Duration
+	// Global reports whether the sampler made global moves from the
+	// flow; GlobalAcceptRate is their acceptance rate over the kept
+	// draws of all chains (NaN without global moves). Each chain's
+	// counts are in Sampling.Chains[c].Global; the draws' effective
+	// sizes are in Evidence.Diagnostics (ESSBulkMin, ESSTailMin).
+	Global           bool
+	GlobalAcceptRate float64
+}
+
+// globalAcceptRate is the acceptance rate of the global moves over all
+// chains' kept draws; NaN when none was proposed.
+func globalAcceptRate(r *nuts.Result) float64 {
+	var prop, acc int64
+	for _, c := range r.Chains {
+		prop += c.Global.Proposed
+		acc += c.Global.Accepted
+	}
+	if prop == 0 {
+		return math.NaN()
+	}
+	return float64(acc) / float64(prop)
 }
 
 // Pipeline draws from p with NUTS and estimates ln Z from the draws: the
@@ -116,12 +143,29 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 	if retry > 0 && !(retry < 1) {
 		return nil, fmt.Errorf("gbs: RetryTargetAccept = %v, want a value in (0, 1), 0 for the default or negative for none", retry)
 	}
+	global, err := cfg.Global.on()
+	if err != nil {
+		return nil, err
+	}
+	if global {
+		if cfg.Sampler.Global != nil {
+			return nil, errors.New("gbs: both Sampler.Global and Global are set; use Global.Mode = GlobalOff with your own Sampler.Global")
+		}
+		cfg.Sampler.Global = cfg.Global.nutsGlobal(d, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
+		if cfg.Sampler.Init == nil {
+			chains := cfg.Sampler.Chains
+			if chains == 0 {
+				chains = 4 // nuts's default
+			}
+			cfg.Sampler.Init = dispersedStarts(chains, cfg.Sampler.Lower, cfg.Sampler.Upper, cfg.Sampler.Seed)
+		}
+	}
 	start := time.Now()
 	draws, err := sample(ctx, &cfg.Sampler)
 	if err != nil {
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
-	out := &PipelineResult{Sampling: draws, TargetAccept: cfg.Sampler.TargetAccept, GradCalls: draws.GradCalls}
+	out := &PipelineResult{Sampling: draws, TargetAccept: cfg.Sampler.TargetAccept, GradCalls: draws.GradCalls, Global: global}
 	var notes []string
 	if n := draws.Divergences(); n > 0 && retry > cfg.Sampler.TargetAccept {
 		again := cfg.Sampler
@@ -147,6 +191,7 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 	res.Warnings = append(res.Warnings, notes...)
 	res.Warnings = append(res.Warnings, samplingWarnings(draws, out.TargetAccept)...)
 	out.Evidence, out.LogDensityCalls = res, res.NCall
+	out.GlobalAcceptRate = globalAcceptRate(draws)
 	return out, nil
 }
 

@@ -82,5 +82,5 @@ func ExampleByName() {
 	// Output:
 	// banana-2-identity: d=2 ln Z = -7.960274
 	// cauchy-3: d=3 ln Z = -15.914159
-	// error: problems: unknown problem "gamma"; known: banana, banana-<d>, banana-<d>-identity, cauchy, cauchy-<d>, correlated-gaussian-<d>, funnel, funnel-<d>, gaussian-<d>, mixture-<d>, ring, ring-<d>
+	// error: problems: unknown problem "gamma"; known: banana, banana-<d>, banana-<d>-identity, cauchy, cauchy-<d>, correlated-gaussian-<d>, funnel, funnel-<d>, gaussian-<d>, mixture-<d>, ring, ring-<d>, two-modes, two-modes-<d>
 }

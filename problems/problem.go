@@ -115,6 +115,7 @@ const (
 //	gaussian-<d>                      standard normal N(0, I_d), ln Z = 0
 //	correlated-gaussian-<d>           CorrelatedGaussian(d, CorrelatedSeed, 0)
 //	mixture-<d>                       StandardMixture(d)
+//	two-modes, two-modes-<d>          TwoModes(), TwoModesN(d)
 //
 // Names are case-insensitive. An unknown or malformed name gives an error
 // that lists the known forms.
@@ -129,6 +130,8 @@ func ByName(name string) (*Problem, error) {
 		return Cauchy(), nil
 	case "ring":
 		return Ring(), nil
+	case "two-modes":
+		return TwoModes(), nil
 	}
 	type family struct {
 		prefix, suffix string
@@ -145,6 +148,7 @@ func ByName(name string) (*Problem, error) {
 		{"correlated-gaussian-", "", 1, false, func(d int) *Problem { return CorrelatedGaussian(d, CorrelatedSeed, 0) }},
 		{"gaussian-", "", 1, false, func(d int) *Problem { return Gaussian(make([]float64, d), nil, 0) }},
 		{"mixture-", "", 1, false, StandardMixture},
+		{"two-modes-", "", 1, false, TwoModesN},
 	}
 	for _, f := range families {
 		if !strings.HasPrefix(n, f.prefix) || !strings.HasSuffix(n, f.suffix) {
@@ -168,7 +172,7 @@ const maxByNameDim = 100000
 
 func knownNames() []string {
 	s := []string{"funnel", "banana", "cauchy", "ring", "funnel-<d>", "banana-<d>", "banana-<d>-identity",
-		"cauchy-<d>", "ring-<d>", "gaussian-<d>", "correlated-gaussian-<d>", "mixture-<d>"}
+		"cauchy-<d>", "ring-<d>", "gaussian-<d>", "correlated-gaussian-<d>", "mixture-<d>", "two-modes", "two-modes-<d>"}
 	sort.Strings(s)
 	return s
 }

@@ -26,6 +26,7 @@ func testProblems() []*Problem {
 		CorrelatedGaussian(6, 3, -2.5),
 		StandardMixture(3),
 		GaussianMixture(2, []float64{1, 2, 3}, [][]float64{{0, 0}, {3, 1}, {-2, 2}}, []float64{0.5, 1, 0.3}, 0.7),
+		TwoModesN(1), TwoModesN(3),
 	}
 }
 
@@ -836,6 +837,7 @@ func TestByName(t *testing.T) {
 	for _, name := range []string{
 		"funnel", "banana", "cauchy", "ring", "funnel-3", "banana-4", "banana-4-identity",
 		"cauchy-2", "ring-16", "gaussian-3", "correlated-gaussian-3", "mixture-2",
+		"two-modes", "two-modes-3",
 	} {
 		p, err := ByName(name)
 		if err != nil {
@@ -935,5 +937,33 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	for g := 0; g < 4; g++ {
 		<-done
+	}
+}
+
+// The two-mode target's ln Z against a 2-d quadrature over the box, and
+// its exact sampler's mode weights against 0.2.
+func TestTwoModes(t *testing.T) {
+	t.Parallel()
+	p := TwoModesN(2)
+	z := gl2(problem2(p), [2]float64{-10, -10}, [2]float64{10, 10}, 80, 20)
+	if math.Abs(math.Log(z)-p.LogZ) > 1e-10 {
+		t.Errorf("%s: LogZ = %.12f, quadrature %.12f", p.Name, p.LogZ, math.Log(z))
+	}
+	q := TwoModes()
+	if q.Dim != 8 || q.Name != "two-modes" {
+		t.Errorf("TwoModes: %s of dimension %d", q.Name, q.Dim)
+	}
+	const n = 20000
+	buf := make([]float64, n*q.Dim)
+	q.Sample(buf, testRand(21))
+	var k int
+	for i := 0; i < n; i++ {
+		if TwoModesMinor(buf[i*q.Dim : (i+1)*q.Dim]) {
+			k++
+		}
+	}
+	// Binomial standard error sqrt(0.16/n) = 0.0028.
+	if f := float64(k) / n; math.Abs(f-TwoModesMinorWeight) > 0.012 {
+		t.Errorf("two-modes: minor-mode fraction of exact draws %.4f, want %v", f, TwoModesMinorWeight)
 	}
 }

@@ -37,7 +37,10 @@ type Run struct {
 	NCall   int64   `json:"ncall"`
 	NGrad   int64   `json:"ngrad"`
 	Seconds float64 `json:"seconds"`
-	Error   string  `json:"error,omitempty"`
+	// GlobalAccept is the acceptance rate of the sampler's global moves
+	// (GBS with global moves only).
+	GlobalAccept *float64 `json:"global_accept,omitempty"`
+	Error        string   `json:"error,omitempty"`
 	// Warnings are the evidence result's warnings (diagnostics included).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -52,6 +55,9 @@ func main() {
 	flag.IntVar(&cfg.chains, "chains", 8, "NUTS chains for GBS")
 	flag.IntVar(&cfg.iters, "iters", 2500, "NUTS iterations per chain for GBS, warm-up included")
 	flag.Float64Var(&cfg.warmupFrac, "warmup", 0.2, "fraction of the iterations spent on warm-up")
+	flag.StringVar(&cfg.global, "global", "default", "global moves from the flow in GBS's sampler: default, on or off")
+	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
+	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
 	out := flag.String("o", "-", "output file for the JSON lines (- for stdout)")
 	flag.Parse()
 
@@ -73,6 +79,12 @@ func main() {
 			os.Exit(2)
 		}
 		cfg.methods[m] = true
+	}
+	switch cfg.global {
+	case "default", "on", "off":
+	default:
+		fmt.Fprintf(os.Stderr, "gbs-bench: -global %q, want default, on or off\n", cfg.global)
+		os.Exit(2)
 	}
 	enc := json.NewEncoder(w)
 	ctx := context.Background()
@@ -101,6 +113,9 @@ type config struct {
 	seed          uint64
 	chains, iters int
 	warmupFrac    float64
+
+	global                        string
+	globalStageIters, globalMoves int
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

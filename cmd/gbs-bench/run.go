@@ -39,7 +39,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		// the annealing budget reuse its draws.
 		var pr *gbs.PipelineResult
 		if wantFull {
-			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed)})
+			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed), Global: cfg.globalSettings()})
 			if err != nil {
 				fail("GBS", err)
 				continue
@@ -82,6 +82,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		if cfg.methods["GBSL"] && r < cfg.repeatsGBS {
 			light, err := gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{
 				Sampler:  *nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed),
+				Global:   cfg.globalSettings(),
 				Evidence: gbs.Settings{Proposal: gbs.FlowProposal(&flow.Settings{MaxLayers: lightLayers, Lower: p.Lower, Upper: p.Upper})},
 			})
 			if err != nil {
@@ -101,7 +102,23 @@ func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
 	run.Warnings = pr.Evidence.Warnings
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
+	if pr.Global {
+		a := pr.GlobalAcceptRate
+		run.GlobalAccept = &a
+	}
 	return run
+}
+
+// globalSettings is the pipeline's global-move setting from the flags.
+func (cfg *config) globalSettings() gbs.GlobalSettings {
+	g := gbs.GlobalSettings{StageIters: cfg.globalStageIters, Moves: cfg.globalMoves}
+	switch cfg.global {
+	case "on":
+		g.Mode = gbs.GlobalOn
+	case "off":
+		g.Mode = gbs.GlobalOff
+	}
+	return g
 }
 
 func nutsSettings(p *problems.Problem, chains, iters int, warmupFrac float64, seed uint64) *nuts.Settings {
