@@ -35,4 +35,5 @@ const (
 	statusCanceled = C.GBS_ERR_CANCELED
 	statusHandle   = C.GBS_ERR_HANDLE
 	statusInternal = C.GBS_ERR_INTERNAL
+	statusTooSmall = C.GBS_ERR_BUFFER_TOO_SMALL
 )

@@ -177,6 +177,21 @@ int gbs_evidence(gbs_log_density_fn logp, void *user, const double *samples, int
   return gbsgo_evidence(logp, user, (double *)samples, n_chains, n_draws, d, (double *)logp_samples, (gbs_evidence_options *)opt, result, trace, trace_cap, err);
 }
 
+int gbs_evidence_plan(int64_t n_chains, int64_t n_draws, int64_t d, int32_t have_logp, const gbs_evidence_options *opt, int64_t *planned, int64_t *max_extra, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_evidence_plan(n_chains, n_draws, d, have_logp, (gbs_evidence_options *)opt, planned, max_extra, err);
+}
+
+int gbs_evidence_proposal_sample(const double *samples, int64_t n_chains, int64_t n_draws, int64_t d, const gbs_evidence_options *opt, int64_t n, uint64_t seed, double *x, double *logq, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_evidence_proposal_sample((double *)samples, n_chains, n_draws, d, (gbs_evidence_options *)opt, n, seed, x, logq, err);
+}
+
+int gbs_diagnostics_summary(const gbs_diagnostics *diag, char *buf, int64_t cap, int64_t *len, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_diagnostics_summary((gbs_diagnostics *)diag, buf, cap, len, err);
+}
+
 int gbs_flow_fit(const double *x, int64_t n, int64_t d, const double *weights, const gbs_flow_options *opt, gbs_flow **out, char **err) {
   if (in_forked_child()) return forked_status(__func__, err);
   return gbsgo_flow_fit((double *)x, n, d, (double *)weights, (gbs_flow_options *)opt, out, err);

@@ -383,6 +383,52 @@ int gbs_evidence(gbs_log_density_fn logp, void *user, const double *samples,
                  const double *logp_samples, const gbs_evidence_options *opt,
                  gbs_result *result, gbs_trace_point *trace,
                  int64_t trace_cap, char **err);
+
+/* What the library computes for Python (and any other binding), so that no
+ * binding copies the library's accounting, fitting or text: */
+
+/* The number of log-density evaluations gbs_evidence will make for
+ * n_chains*n_draws draws of dimension d, with (have_logp non-zero) or
+ * without logp_samples, and the options opt (NULL: defaults; its ncall
+ * counts the sampler's evaluations): the spot-check of stored log p, log p
+ * at the draws each bridge pass estimates with unless given, the proposal
+ * draws, and warp-III's second evaluation at the reflection of every point.
+ * *planned (required): the number when opt->n_q is set, else when the
+ * adaptive rule keeps its first n_q for draws with autocorrelation time 1.
+ * *max_extra (NULL or written): the most the adaptive rule can add (0 when
+ * n_q is set).  For a progress bar's total.  Evaluates nothing.
+ * Errors: GBS_ERR_ARGUMENT (sizes < 1, NULL planned, options struct). */
+int gbs_evidence_plan(int64_t n_chains, int64_t n_draws, int64_t d,
+                      int32_t have_logp, const gbs_evidence_options *opt,
+                      int64_t *planned, int64_t *max_extra, char **err);
+
+/* Draws n points from the proposal q that gbs_evidence fits for the same
+ * samples and options (the fit is deterministic for opt->seed): for the
+ * bridge and the harmonic mean the q fitted on the first half of the draws
+ * (with cross-fitting, the first pass's), for warp-III the Gaussian of that
+ * half, for importance sampling the q fitted on all draws.  Writes n*d
+ * doubles to x (required) and, if logq is not NULL, log q at each draw
+ * (n doubles).  seed chooses the draws; the same seed gives the same draws.
+ * samples, n_chains, n_draws, d, opt: as for gbs_evidence (no log density
+ * is evaluated, so none is passed).
+ * Errors: GBS_ERR_ARGUMENT, GBS_ERR_FAILED (bad sample values, too few
+ * draws, a proposal that cannot be fitted). */
+int gbs_evidence_proposal_sample(const double *samples, int64_t n_chains,
+                                 int64_t n_draws, int64_t d,
+                                 const gbs_evidence_options *opt, int64_t n,
+                                 uint64_t seed, double *x, double *logq,
+                                 char **err);
+
+/* The one-line text summary of diagnostics (R-hat, ESS, burn-in, Pareto
+ * k-hat, cross-fitting and consistency z, the spot-check), the same text
+ * the Go library prints; values that are NaN are left out, and an empty
+ * string means none was computed.  Writes the UTF-8 text and a
+ * terminating NUL into buf (cap bytes) and its length without the NUL to
+ * *len (required).  With buf == NULL only *len is written: call once to
+ * size the buffer, then again.  If cap <= *len, returns
+ * GBS_ERR_BUFFER_TOO_SMALL with *len set. */
+int gbs_diagnostics_summary(const gbs_diagnostics *diag, char *buf,
+                            int64_t cap, int64_t *len, char **err);
 #endif
 
 /* ------------------------------------------------------------------------ */

@@ -167,6 +167,16 @@ func CorrelatedGaussian(d int, seed uint64, c float64) *Problem {
 	return p
 }
 
+// CorrelatedGaussianParams returns the mean and the row-major covariance
+// of CorrelatedGaussian(d, seed, ·), for another implementation to build
+// the same density (tests/python/test_problems_go.py).
+func CorrelatedGaussianParams(d int, seed uint64) (mu, cov []float64) {
+	if d < 1 {
+		panic("problems: CorrelatedGaussianParams: d < 1")
+	}
+	return correlatedParams(d, seed)
+}
+
 // correlatedParams returns the mean and the flat covariance of
 // CorrelatedGaussian(d, seed, ·).
 func correlatedParams(d int, seed uint64) (mu, cov []float64) {

@@ -132,6 +132,16 @@ class EnsembleInfo(Structure):
                 ("tau_max", c_double), ("acceptance", c_double), ("n_warnings", c_int64)]
 
 
+# The ctypes struct of every struct of include/gbs.h, by its C name:
+# tests/python/test_abi_layout.py compiles a table of the header's sizeof
+# and offsetof and compares it with these, field by field.
+STRUCTS = {"gbs_evidence_options": EvidenceOptions, "gbs_trace_point": TracePoint,
+           "gbs_diagnostics": CDiagnostics, "gbs_result": CResult,
+           "gbs_flow_options": FlowOptions, "gbs_flow_info": FlowInfo,
+           "gbs_nuts_options": NutsOptions, "gbs_nuts_chain_stats": NutsChainStats,
+           "gbs_ensemble_options": EnsembleOptions, "gbs_ensemble_info": EnsembleInfo}
+
+
 def new_struct(cls):
     """An instance of a gbs options/result struct with its size set."""
     s = cls()
@@ -154,6 +164,12 @@ _SIGNATURES = [
     ("gbs_evidence", c_int, [LOG_DENSITY_FN, c_void_p, _dp, c_int64, c_int64, c_int64, _dp,
                              POINTER(EvidenceOptions), POINTER(CResult), POINTER(TracePoint),
                              c_int64, _err]),
+    ("gbs_evidence_plan", c_int, [c_int64, c_int64, c_int64, c_int32, POINTER(EvidenceOptions),
+                                  POINTER(c_int64), POINTER(c_int64), _err]),
+    ("gbs_evidence_proposal_sample", c_int, [_dp, c_int64, c_int64, c_int64, POINTER(EvidenceOptions),
+                                             c_int64, c_uint64, _dp, _dp, _err]),
+    ("gbs_diagnostics_summary", c_int, [POINTER(CDiagnostics), POINTER(c_char), c_int64,
+                                        POINTER(c_int64), _err]),
     ("gbs_flow_fit", c_int, [_dp, c_int64, c_int64, _dp, POINTER(FlowOptions),
                              POINTER(c_void_p), _err]),
     ("gbs_flow_free", c_int, [c_void_p, _err]),

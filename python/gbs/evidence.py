@@ -18,9 +18,6 @@ from ._samples import draws_of, normalize
 from ._values import batch_values, callback_name, scalar_value
 from .result import Diagnostics, Result
 
-# gbs/spotcheck.go: draws at which stored log p is evaluated again.
-SPOT_CHECK_DRAWS = 32
-
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
 _TRACE_CAP = 256
@@ -222,7 +219,7 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
                                        ctypes.byref(res), trace, _TRACE_CAP, ctypes.byref(err))
         return status, err
 
-    plan = planned_evaluations(settings, nc * nd, lp is not None, ncall)
+    plan = planned_evaluations(packed, nc, nd, d, lp is not None)
     with Progress(settings.progress, desc, total=plan) as bar:
         cb.progress = bar if bar.bar is not None else None
         try:
@@ -237,35 +234,25 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
                     diagnostics=Diagnostics.from_c(res.diagnostics))
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
+                       "options": packed,
                        "independent": settings.independent,
                        "labels": None if labels is None else list(labels)}
     return result
 
 
-def planned_evaluations(s: EvidenceSettings, n: int, have_lp: bool, ncall: Optional[int]
-                        ) -> Tuple[int, int]:
-    """Log-density evaluations the library will make for n draws: (the
-    planned number, the most the adaptive n_q rule may add to it).
-
-    Mirrors gbs/evidence.go: the bridge evaluates log p at the draws it
-    estimates with (all of them with cross-fitting, half in one pass) unless
-    given, and n_q proposal draws, n_q = the draws estimated with unless
-    set; the adaptive rule may then raise n_q up to the share f_eva of all
-    evaluations (the sampler's ncall, default 10 per draw)."""
-    half = n // 2
-    if s.method == "is":
-        return (s.n_q or n) + (min(SPOT_CHECK_DRAWS, n) if have_lp else 0), 0
-    if s.method == "hm":
-        return (min(SPOT_CHECK_DRAWS, n) if have_lp else n - half), 0
-    cross = s.method == "bridge" and s.cross_fit
-    used = n if cross else n - half
-    # With log p given, the library spot-checks it at a few draws.
-    plan = (min(SPOT_CHECK_DRAWS, n) if have_lp else used) + (s.n_q or used)
-    if s.n_q:
-        return plan, 0
-    f_eva = s.f_eva or 0.1
-    budget = f_eva / (1 - f_eva) * (ncall or 10 * n)
-    return plan, max(0, int(budget) - used)
+def planned_evaluations(packed: PackedOptions, n_chains: int, n_draws: int, d: int, have_lp: bool
+                        ) -> Optional[Tuple[int, int]]:
+    """Log-density evaluations the library will make for the draws: (the
+    planned number, the most the adaptive n_q rule may add to it), as the
+    library's gbs_evidence_plan reports them (gbs.PlanEvaluations); None
+    for arguments the library rejects."""
+    planned, extra = ctypes.c_int64(), ctypes.c_int64()
+    try:
+        _lib.call(_lib.lib.gbs_evidence_plan, n_chains, n_draws, d, int(have_lp), packed.byref(),
+                  ctypes.byref(planned), ctypes.byref(extra))
+    except _lib.GbsError:
+        return None  # gbs_evidence reports the same problem, in its own words
+    return int(planned.value), int(extra.value)
 
 
 def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[Any, ...],

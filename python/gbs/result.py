@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ctypes
 import html
 import math
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
+
+from . import _lib
 
 
 class Result:
@@ -170,8 +173,13 @@ class Result:
     def proposal_draws(self, n: int = 2000, seed: Optional[int] = None) -> np.ndarray:
         """n draws of the proposal q the estimator used, shape (n, d).
 
-        q is fitted again from the same draws, bounds and seed, as the
-        library does (for "warp3": the Gaussian of the fitted half).
+        The library fits q again from the same draws, bounds and seed, as
+        the estimate did (the fit is deterministic for a seed), and draws
+        from it (gbs_evidence_proposal_sample): for "bridge" and "hm" the q
+        fitted on the first half of the draws (with cross-fitting, the
+        first pass's), for "warp3" the Gaussian of that half, for "is" the
+        q fitted on all draws. ``seed`` chooses the draws (default: the
+        result's seed).
 
         Raises
         ------
@@ -179,24 +187,22 @@ class Result:
             If the result was not made by :func:`gbs.evidence` in this
             process (an unpickled result holds no samples).
         """
-        from .flow import Flow
+        from ._arrays import ptr
 
         ctx = self._context
         if ctx is None:
             raise ValueError("this Result holds no samples (it was not made by gbs.evidence in "
                              "this process)")
+        n = int(n)
+        if n < 1:
+            raise ValueError("n must be >= 1, not %r" % (n,))
         x = ctx["x"]
-        fit = x.reshape(-1, x.shape[2]) if self.method == "is" else fit_half(x)
-        draw_seed = ctx["seed"] if seed is None else seed
-        if self.method == "warp3":
-            rng = np.random.default_rng(draw_seed)
-            g: np.ndarray = rng.multivariate_normal(fit.mean(axis=0), np.atleast_2d(np.cov(fit.T)),
-                                                    size=n)
-            return g
-        bounds = None if ctx["lower"] is None else np.column_stack([ctx["lower"], ctx["upper"]])
-        flow = Flow.fit(fit, bounds=bounds, seed=derive_seed(ctx["seed"], 1))
-        q: np.ndarray = flow.sample(n, seed=draw_seed)
-        return q
+        nc, nd, d = x.shape
+        out: np.ndarray = np.empty((n, d))
+        draw_seed = ctx["seed"] if seed is None else int(seed) & _lib.UINT64_MASK
+        _lib.call(_lib.lib.gbs_evidence_proposal_sample, ptr(x), nc, nd, d, ctx["options"].byref(),
+                  n, draw_seed, ptr(out), None)
+        return out
 
     def plot(self, exact: Optional[float] = None, dims: Optional[Sequence[Union[int, str]]] = None,
              n: int = 2000, labels: Optional[Sequence[str]] = None, fig: Any = None) -> Any:
@@ -336,11 +342,9 @@ class Diagnostics:
         same proposal against the bridge, in standard errors.
     """
 
-    _FIELDS = ("rhat_max", "rhat_where", "rhat_crit", "ess_bulk_min", "ess_bulk_where",
-               "ess_tail_min", "ess_tail_where", "burnin_z", "burnin_where",
-               "n_outlier_chains", "outlier_chain", "n_stuck_chains", "stuck_chain",
-               "spot_checked", "spot_max_diff", "pareto_k_q", "pareto_k_p",
-               "pareto_k_threshold", "crossfit_z", "consistency_z", "is_z", "hm_z")
+    # The fields of the C struct gbs_diagnostics (include/gbs.h), in its
+    # order: the header is their one definition.
+    _FIELDS = tuple(f[0] for f in _lib.CDiagnostics._fields_)
 
     rhat_max: float
     rhat_where: Optional[str]
@@ -373,18 +377,20 @@ class Diagnostics:
 
     @classmethod
     def from_c(cls, c: Any) -> "Diagnostics":
-        """From the library's gbs_diagnostics struct."""
-        def where(k: int, value: float) -> Optional[str]:
-            if math.isnan(value):
-                return None
-            return "log p" if k < 0 else "x[%d]" % k
-        v = {k: getattr(c, k) for k in cls._FIELDS if not k.endswith("_where")}
-        for name in ("rhat", "ess_bulk", "ess_tail", "burnin"):
-            key = name + ("_max" if name == "rhat" else "_min" if name.startswith("ess") else "_z")
-            v[name + "_where"] = where(getattr(c, name + "_where"), getattr(c, key))
-        for k in ("n_outlier_chains", "outlier_chain", "n_stuck_chains", "stuck_chain",
-                  "spot_checked"):
-            v[k] = int(v[k])
+        """From the library's gbs_diagnostics struct: integer fields as int,
+        and each "where" field (a coordinate, or -1 for log p) as "x[k]" or
+        "log p", or None when the value it locates (the struct's first
+        field of the same name before "_where") was not computed."""
+        v: Dict[str, Any] = {}
+        for f in _lib.CDiagnostics._fields_:
+            k, ctype = f[0], f[1]
+            value = getattr(c, k)
+            if k.endswith("_where"):
+                located = next(f for f in cls._FIELDS if f.startswith(k[: -len("where")]) and f != k)
+                v[k] = None if math.isnan(getattr(c, located)) else (
+                    "log p" if value < 0 else "x[%d]" % value)
+            else:
+                v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
         return cls(**v)
 
     def __getitem__(self, key: str) -> Any:
@@ -399,25 +405,34 @@ class Diagnostics:
         """The fields as a dict (nan kept as float nan)."""
         return {k: getattr(self, k) for k in self._FIELDS}
 
-    def summary(self) -> str:
-        """One line of the main numbers; empty when none was computed."""
-        parts: List[str] = []
+    def to_c(self) -> Any:
+        """The fields as the library's gbs_diagnostics struct (a "where"
+        field back to its coordinate, -1 for log p or none; an integer not
+        computed as 0, or -1 for a chain)."""
+        c = _lib.CDiagnostics()
+        for f in _lib.CDiagnostics._fields_:
+            k, ctype = f[0], f[1]
+            v = getattr(self, k)
+            if k.endswith("_where"):
+                v = int(v[2:-1]) if isinstance(v, str) and v.startswith("x[") else -1
+            elif issubclass(ctype, ctypes.c_int64):
+                # Not computed: no chain (-1), a count of 0.
+                v = int(v) if v is not None and math.isfinite(v) else -1 if k.endswith("_chain") else 0
+            elif v is None:
+                v = math.nan
+            setattr(c, k, v)
+        return c
 
-        def add(fmt: str, *vals: Any) -> None:
-            if all(isinstance(x, str) or (x is not None and math.isfinite(x)) for x in vals):
-                parts.append(fmt % vals)
-        add("R-hat %.3f (%s)", self.rhat_max, self.rhat_where or "?")
-        add("ESS bulk %.0f", self.ess_bulk_min)
-        add("tail %.0f", self.ess_tail_min)
-        add("burn-in |z| %.1f", self.burnin_z)
-        add("Pareto k-hat p/q %.2f", self.pareto_k_q)
-        add("q/p %.2f", self.pareto_k_p)
-        add("cross-fit z %.1f", self.crossfit_z)
-        add("consistency |z| %.1f", self.consistency_z)
-        if isinstance(self.spot_checked, int) and self.spot_checked > 0:
-            parts.append("log p spot-checked at %d draws (max diff %.2g)"
-                         % (self.spot_checked, self.spot_max_diff))
-        return ", ".join(parts)
+    def summary(self) -> str:
+        """One line of the main numbers, the library's text
+        (gbs_diagnostics_summary, Go's Diagnostics.String); empty when none
+        was computed."""
+        c = self.to_c()
+        n = ctypes.c_int64()
+        _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), None, 0, ctypes.byref(n))
+        buf = ctypes.create_string_buffer(n.value + 1)
+        _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), buf, n.value + 1, ctypes.byref(n))
+        return buf.value.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return "Diagnostics(%s)" % self.summary()
@@ -439,22 +454,3 @@ def _dim_index(i: Union[int, str], names: Optional[List[str]], d: int) -> int:
     if k != i:
         raise ValueError("dims must be coordinates in 0..%d, not %r" % (d - 1, i))
     return k
-
-
-def fit_half(x: np.ndarray) -> np.ndarray:
-    """The draws the estimator fits its proposal on (gbs/split.go): the
-    first half of the chains, or of the draws of a single chain."""
-    nc, nd, d = x.shape
-    if nc >= 2:
-        return x[: nc // 2].reshape(-1, d)
-    return x[0, : nd // 2]
-
-
-def derive_seed(seed: int, stream: int) -> int:
-    """gbs/evidence.go's deriveSeed (a splitmix64 finalizer): the seed of
-    the proposal fit is derive_seed(seed, 1)."""
-    m = (1 << 64) - 1
-    z = (seed + stream * 0x9E3779B97F4A7C15) & m
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-    return z ^ (z >> 31)

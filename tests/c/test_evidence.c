@@ -249,12 +249,91 @@ static void test_nuts_pipeline(void) {
   free(lp);
 }
 
+/* What bindings read instead of copying the library: the plan of log-density
+ * calls (equal to ncall when n_q is set), draws from the fitted proposal, and
+ * the diagnostics' summary text. */
+static void test_binding_helpers(void) {
+  const int64_t n = 2000, d = FUNNEL_D;
+  double *x = malloc(sizeof(double) * n * d);
+  test_rng rng = rng_new(43);
+  funnel_sample(&rng, x, n, d);
+  gbs_evidence_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.size = sizeof opt;
+  opt.independent = 1;
+  opt.seed = 11;
+  opt.n_q = 1000;
+  for (int method = GBS_METHOD_BRIDGE; method <= GBS_METHOD_WARP3; method++) {
+    opt.method = method;
+    int64_t planned = -1, extra = -1;
+    CHECK_OK(gbs_evidence_plan(4, n / 4, d, 0, &opt, &planned, &extra, &err));
+    gbs_result res = {sizeof res};
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 4, n / 4, d, NULL, &opt, &res,
+                          NULL, 0, &err));
+    CHECK(planned == res.ncall && extra == 0,
+          "method %d: planned %lld (+%lld), ncall %lld", method,
+          (long long)planned, (long long)extra, (long long)res.ncall);
+    gbs_free_warnings(res.warnings);
+  }
+  opt.method = GBS_METHOD_BRIDGE;
+
+  int64_t planned = 0;
+  char *msg = NULL;
+  CHECK(gbs_evidence_plan(0, n, d, 0, &opt, &planned, NULL, &msg) ==
+            GBS_ERR_ARGUMENT && msg && strstr(msg, "n_chains"),
+        "n_chains = 0: %s", msg ? msg : "(no message)");
+  gbs_free_error(msg);
+
+  /* Proposal draws: reproducible for a seed, another seed other draws, and
+   * q's log density at them finite. */
+  const int64_t m = 500;
+  double *q1 = malloc(sizeof(double) * m * d), *q2 = malloc(sizeof(double) * m * d);
+  double *lq = malloc(sizeof(double) * m);
+  CHECK_OK(gbs_evidence_proposal_sample(x, 4, n / 4, d, &opt, m, 3, q1, lq, &err));
+  CHECK_OK(gbs_evidence_proposal_sample(x, 4, n / 4, d, &opt, m, 3, q2, NULL, &err));
+  CHECK(memcmp(q1, q2, sizeof(double) * m * d) == 0, "same seed, other draws");
+  CHECK_OK(gbs_evidence_proposal_sample(x, 4, n / 4, d, &opt, m, 4, q2, NULL, &err));
+  CHECK(memcmp(q1, q2, sizeof(double) * m * d) != 0, "other seed, same draws");
+  int finite = 1;
+  for (int64_t i = 0; i < m; i++) finite &= isfinite(lq[i]);
+  CHECK(finite, "log q not finite at a proposal draw");
+  msg = NULL;
+  CHECK(gbs_evidence_proposal_sample(x, 4, n / 4, d, &opt, m, 3, NULL, NULL, &msg) ==
+            GBS_ERR_ARGUMENT,
+        "x NULL accepted");
+  gbs_free_error(msg);
+
+  /* The summary text, sized in two calls. */
+  gbs_result res = {sizeof res};
+  CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 4, n / 4, d, NULL, &opt, &res,
+                        NULL, 0, &err));
+  int64_t len = -1;
+  CHECK_OK(gbs_diagnostics_summary(&res.diagnostics, NULL, 0, &len, &err));
+  char *text = malloc(len + 1);
+  msg = NULL;
+  CHECK(gbs_diagnostics_summary(&res.diagnostics, text, len, &len, &msg) ==
+            GBS_ERR_BUFFER_TOO_SMALL,
+        "no room for the NUL accepted");
+  gbs_free_error(msg);
+  CHECK_OK(gbs_diagnostics_summary(&res.diagnostics, text, len + 1, &len, &err));
+  CHECK(strlen(text) == (size_t)len && strstr(text, "R-hat") && strstr(text, "Pareto k-hat"),
+        "summary \"%s\"", text);
+  printf("  diagnostics: %s\n", text);
+  free(text);
+  gbs_free_warnings(res.warnings);
+  free(lq);
+  free(q2);
+  free(q1);
+  free(x);
+}
+
 int main(void) {
   CHECK(gbs_abi_version() == GBS_ABI_VERSION, "library ABI %d, header %d",
         gbs_abi_version(), GBS_ABI_VERSION);
   printf("libgbs %s, ABI %d\n", gbs_version(), gbs_abi_version());
   double t0 = now_seconds();
   test_funnel();
+  test_binding_helpers();
   test_gaussian();
   test_log_callback();
   test_nuts_pipeline();
