@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gbs-evidence/gbs/problems"
 )
 
 // checkGaussian samples a random correlated 10-d Gaussian with move m and
@@ -72,16 +74,10 @@ func TestStretchGaussian10d(t *testing.T) { checkGaussian(t, Stretch, 20000, 3) 
 
 func TestDEGaussian10d(t *testing.T) { checkGaussian(t, DifferentialEvolution, 10000, 3) }
 
-// bananaLogDensity is log p = -((y1² - y2)²/0.01 + (y1 - 1)²), whose exact
-// law is y1 ~ N(1, 1/2), y2 | y1 ~ N(y1², 0.005).
-func bananaLogDensity(dst, x []float64) error {
-	for n := range dst {
-		y1, y2 := x[2*n], x[2*n+1]
-		a := y1*y1 - y2
-		dst[n] = -(a*a/0.01 + (y1-1)*(y1-1))
-	}
-	return nil
-}
+// bananaLogDensity is the 2-d banana of problems (A = I): log p = -((y1² -
+// y2)²/0.01 + (y1 - 1)²) on (-15, 15)², whose exact law is y1 ~ N(1, 1/2),
+// y2 | y1 ~ N(y1², 0.005) (the box holds all but 2.4e-5 of it).
+var bananaLogDensity = problems.BananaIdentity(2).LogProbBatch
 
 // bananaCDF returns the exact marginal CDFs of y1 and y2 at t; the second
 // integrates P(y2 ≤ t | y1) over the law of y1 by the trapezoidal rule.

@@ -2,52 +2,23 @@ package nuts
 
 import (
 	"context"
-	"math"
+	"slices"
 	"testing"
+
+	"github.com/gbs-evidence/gbs/problems"
 )
 
-// The 16-d funnel of docs/problems.md: x1 ~ N(0, 1) on (-4, 4) and x_i | x1 ~
-// N(0, sd = exp(x1)) on (-30, 30) for i ≥ 2 (unnormalized box prior).
+// The 16-d funnel of docs/problems.md (problems.Funnel): x1 ~ N(0, 1) on
+// (-4, 4) and x_i | x1 ~ N(0, sd = exp(x1)) on (-30, 30) for i ≥ 2.
+var funnelProblem = problems.Funnel()
+
 const funnelDim = 16
 
-func funnel(grad, x []float64) (float64, error) {
-	x1 := x[0]
-	if x1 <= -4 || x1 >= 4 {
-		return math.Inf(-1), nil
-	}
-	inv := math.Exp(-2 * x1)
-	lp := -0.5 * x1 * x1
-	g1 := -x1
-	for i := 1; i < len(x); i++ {
-		v := x[i]
-		if v <= -30 || v >= 30 {
-			return math.Inf(-1), nil
-		}
-		lp -= 0.5*v*v*inv + x1
-		g1 += v*v*inv - 1
-		grad[i] = -v * inv
-	}
-	grad[0] = g1
-	return lp, nil
-}
+func funnel(grad, x []float64) (float64, error) { return funnelProblem.LogProbGrad(grad, x), nil }
 
-func funnelLower() []float64 {
-	l := make([]float64, funnelDim)
-	for i := range l {
-		l[i] = -30
-	}
-	l[0] = -4
-	return l
-}
+func funnelLower() []float64 { return slices.Clone(funnelProblem.Lower) }
 
-func funnelUpper() []float64 {
-	u := make([]float64, funnelDim)
-	for i := range u {
-		u[i] = 30
-	}
-	u[0] = 4
-	return u
-}
+func funnelUpper() []float64 { return slices.Clone(funnelProblem.Upper) }
 
 // BenchmarkLeapfrogOverhead measures the sampler's own cost per gradient
 // call (leapfrog arithmetic, tree bookkeeping, adaptation) on a 16-d

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/gbs-evidence/gbs/problems"
 )
 
 // A 100-d Gaussian with marginal variances spread log-uniformly over
@@ -127,14 +129,12 @@ func randomRotation(d int, rng *rand.Rand) []float64 {
 	return q
 }
 
-// banana is log p = -((y1² - y2)²/0.01 + (y1 - 1)²).
-func banana(grad, y []float64) (float64, error) {
-	a := y[0]*y[0] - y[1]
-	b := y[0] - 1
-	grad[0] = -(4*y[0]*a/0.01 + 2*b)
-	grad[1] = 2 * a / 0.01
-	return -(a*a/0.01 + b*b), nil
-}
+// banana is the 2-d banana of problems (A = I): log p = -((y1² - y2)²/0.01
+// + (y1 - 1)²) on (-15, 15)², whose exact law is y1 ~ N(1, 1/2), y2 | y1 ~
+// N(y1², 0.005) (truncated to the box, which holds all but 2.4e-5 of it).
+var bananaProblem = problems.BananaIdentity(2)
+
+func banana(grad, y []float64) (float64, error) { return bananaProblem.LogProbGrad(grad, y), nil }
 
 // The 2-d banana: the fraction of NUTS draws below each exact quantile
 // (5, 25, 50, 75, 95%) of each marginal must match the level within 4
@@ -144,14 +144,13 @@ func TestBananaQuantiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Exact draws: y1 ~ N(1, 1/2), y2 | y1 ~ N(y1², 0.005).
-	rng := rand.New(rand.NewPCG(1, 2))
+	// Exact draws of the problem.
 	const nExact = 400000
+	draws := make([]float64, 2*nExact)
+	bananaProblem.Sample(draws, rand.New(rand.NewPCG(1, 2)))
 	exact := [2][]float64{make([]float64, nExact), make([]float64, nExact)}
 	for i := 0; i < nExact; i++ {
-		y1 := 1 + math.Sqrt(0.5)*rng.NormFloat64()
-		exact[0][i] = y1
-		exact[1][i] = y1*y1 + math.Sqrt(0.005)*rng.NormFloat64()
+		exact[0][i], exact[1][i] = draws[2*i], draws[2*i+1]
 	}
 	for j := 0; j < 2; j++ {
 		sort.Float64s(exact[j])
