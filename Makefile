@@ -85,7 +85,7 @@ test-go:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork test_global_moves
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)

@@ -22,6 +22,38 @@ var metricCodes = [...]C.int32_t{
 	nuts.UnitMetric:  C.GBS_METRIC_UNIT,
 }
 
+// Sizes of the structs in the header before the global moves' fields
+// were added at their ends, which callers built against it still pass.
+var (
+	nutsOptionsOldSize = unsafe.Offsetof(C.gbs_nuts_options{}.global_moves)
+	chainStatsOldSize  = unsafe.Offsetof(C.gbs_nuts_chain_stats{}.global_proposed)
+)
+
+// globalCodes maps the GBS_GLOBAL_* codes to gbs.GlobalMode.
+var globalCodes = map[C.int32_t]gbs.GlobalMode{
+	C.GBS_GLOBAL_DEFAULT: gbs.GlobalDefault,
+	C.GBS_GLOBAL_ON:      gbs.GlobalOn,
+	C.GBS_GLOBAL_OFF:     gbs.GlobalOff,
+}
+
+// globalSettings converts the global-move options.
+func globalSettings(o *C.gbs_nuts_options) (gbs.GlobalSettings, error) {
+	const name = "gbs_nuts_options"
+	mode, ok := globalCodes[o.global_moves]
+	switch {
+	case !ok:
+		return gbs.GlobalSettings{}, argError("%s.global_moves = %d is not a GBS_GLOBAL_* value", name, int32(o.global_moves))
+	case o.global_moves_per_iter < 0:
+		return gbs.GlobalSettings{}, argError("%s.global_moves_per_iter = %d is negative", name, int32(o.global_moves_per_iter))
+	case o.global_stages < 0 || o.global_stages > 1<<20:
+		return gbs.GlobalSettings{}, argError("%s.global_stages = %d, want 0 (default) to 2^20", name, int64(o.global_stages))
+	case o.global_stage_iters < 0 || o.global_stage_iters > 1<<30:
+		return gbs.GlobalSettings{}, argError("%s.global_stage_iters = %d, want 0 (default) to 2^30", name, int64(o.global_stage_iters))
+	}
+	return gbs.GlobalSettings{Mode: mode, Moves: int(o.global_moves_per_iter),
+		Stages: int(o.global_stages), StageIters: int(o.global_stage_iters)}, nil
+}
+
 // nutsSettings converts the NUTS options for the given shape.
 func nutsSettings(o *C.gbs_nuts_options, d, chains, draws int) (nuts.Settings, error) {
 	const name = "gbs_nuts_options"
@@ -66,13 +98,17 @@ func nutsSettings(o *C.gbs_nuts_options, d, chains, draws int) (nuts.Settings, e
 
 // outArray views the caller's array of n output structs of type T, each
 // starting with its size_t size; the stride is the first element's size,
-// so that structs from a newer header work too. A nil p gives nil.
-func outArray[T any](p *T, n int, name string) ([]*T, error) {
+// so that structs from a newer header work too, and so do those from an
+// older header down to old bytes (the caller then writes only the first
+// size bytes of each). A nil p gives nil.
+func outArray[T any](p *T, n int, name string, old uintptr) ([]*T, error) {
 	if p == nil {
 		return nil, nil
 	}
-	if err := checkOut(p, name); err != nil {
-		return nil, err
+	if size := uintptr(*(*C.size_t)(unsafe.Pointer(p))); size < old || size > unsafe.Sizeof(*p) {
+		if err := checkOut(p, name); err != nil {
+			return nil, err
+		}
 	}
 	stride := uintptr(*(*C.size_t)(unsafe.Pointer(p)))
 	if err := memlimit.Check(fmt.Sprintf("%d %s structs", n, name), 8, n); err != nil {
@@ -104,7 +140,7 @@ func newNutsOutputs(draws, logp *C.double, stats *C.gbs_nuts_chain_stats, chains
 	if o.logp, err = optionalDoubles(logp, n, "logp"); err != nil {
 		return nil, err
 	}
-	if o.stats, err = outArray(stats, chains, "gbs_nuts_chain_stats"); err != nil {
+	if o.stats, err = outArray(stats, chains, "gbs_nuts_chain_stats", chainStatsOldSize); err != nil {
 		return nil, err
 	}
 	return &o, nil
@@ -126,7 +162,7 @@ func (o *nutsOutputs) write(r *nuts.Result) {
 	}
 	for c, p := range o.stats {
 		s := &r.Chains[c]
-		*p = C.gbs_nuts_chain_stats{
+		v := C.gbs_nuts_chain_stats{
 			size:               p.size,
 			step_size:          C.double(s.StepSize),
 			mean_accept:        C.double(s.MeanAccept),
@@ -136,16 +172,26 @@ func (o *nutsOutputs) write(r *nuts.Result) {
 			max_depth_hits:     C.int64_t(s.MaxDepthHits),
 			leapfrogs:          C.int64_t(s.Leapfrogs),
 			grad_calls:         C.int64_t(s.GradCalls),
+
+			global_proposed:        C.int64_t(s.Global.Proposed),
+			global_accepted:        C.int64_t(s.Global.Accepted),
+			global_warmup_proposed: C.int64_t(s.Global.WarmupProposed),
+			global_warmup_accepted: C.int64_t(s.Global.WarmupAccepted),
+			global_calls:           C.int64_t(s.Global.Calls),
 		}
+		// A struct from an older header gets its own fields only.
+		n := min(uintptr(p.size), unsafe.Sizeof(v))
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), n), unsafe.Slice((*byte)(unsafe.Pointer(&v)), n))
 	}
 }
 
 // nutsCall holds the checked arguments of gbs_nuts_sample(_batch) and of
 // the sampling half of gbs_nuts_evidence(_batch).
 type nutsCall struct {
-	set nuts.Settings
-	opt C.gbs_nuts_options
-	out *nutsOutputs
+	set    nuts.Settings
+	global gbs.GlobalSettings
+	opt    C.gbs_nuts_options
+	out    *nutsOutputs
 }
 
 // nutsCallArgs checks the arguments of gbs_nuts_sample(_batch)
@@ -168,7 +214,7 @@ func nutsCallArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 	if err != nil {
 		return nil, err
 	}
-	o, err := readOptions(opt, "gbs_nuts_options")
+	o, err := readOptionsFrom(opt, "gbs_nuts_options", nutsOptionsOldSize)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +222,11 @@ func nutsCallArgs(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 	if err != nil {
 		return nil, err
 	}
-	return &nutsCall{set: s, opt: o, out: out}, nil
+	g, err := globalSettings(&o)
+	if err != nil {
+		return nil, err
+	}
+	return &nutsCall{set: s, global: g, opt: o, out: out}, nil
 }
 
 // Kinds of NUTS callback, for messages.
@@ -221,7 +271,11 @@ func nutsSample(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, op
 		return err
 	}
 	defer cancel()
-	r, err := run(ctx, &a.set)
+	s, _, err := gbs.WithGlobalMoves(a.set, a.global, int(d))
+	if err != nil {
+		return err
+	}
+	r, err := run(ctx, &s)
 	if err != nil {
 		return err
 	}
@@ -272,7 +326,7 @@ func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 		return err
 	}
 	defer cancel()
-	r, err := run(ctx, &gbs.PipelineSettings{Sampler: a.set, Evidence: es})
+	r, err := run(ctx, &gbs.PipelineSettings{Sampler: a.set, Evidence: es, Global: a.global})
 	if err != nil {
 		return err
 	}

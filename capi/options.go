@@ -34,6 +34,23 @@ func readOptions[T any](p *T, name string) (T, error) {
 	return *p, nil
 }
 
+// readOptionsFrom is readOptions for a struct that has grown: a size down
+// to old (the size of the struct in an older header, whose fields are a
+// prefix of the current ones) is accepted too, and the fields past it
+// take their zero value (their defaults).
+func readOptionsFrom[T any](p *T, name string, old uintptr) (T, error) {
+	var v T
+	if p == nil {
+		return v, nil
+	}
+	size := uintptr(*(*C.size_t)(unsafe.Pointer(p)))
+	if size >= old && size < unsafe.Sizeof(v) {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), size), unsafe.Slice((*byte)(unsafe.Pointer(p)), size))
+		return v, nil
+	}
+	return readOptions(p, name)
+}
+
 // checkOut checks the size field of the caller-allocated output struct at
 // p, of which this library writes the first known bytes.
 func checkOut[T any](p *T, name string) error {

@@ -1,6 +1,7 @@
 package gbs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -97,6 +98,32 @@ func (g *GlobalSettings) on() (bool, error) {
 		mode = PipelineGlobalDefault
 	}
 	return mode == GlobalOn, nil
+}
+
+// WithGlobalMoves returns the sampler settings s with the flow's global
+// moves added as g says, for a density in d dimensions, and whether they
+// are on. With global moves and no s.Init, the chains start at points
+// drawn uniformly in the central 90 % of the box when s.Lower and s.Upper
+// are finite (dispersed starts, so that q sees every mode a chain
+// finds). s is not modified. An error names a bad setting, or s.Global
+// set together with g on.
+func WithGlobalMoves(s nuts.Settings, g GlobalSettings, d int) (nuts.Settings, bool, error) {
+	on, err := g.on()
+	if err != nil || !on {
+		return s, false, err
+	}
+	if s.Global != nil {
+		return s, false, errors.New("gbs: both the sampler's Global and GlobalSettings are set; use GlobalOff with your own nuts.GlobalSettings")
+	}
+	s.Global = g.nutsGlobal(d, s.Seed, s.Lower, s.Upper)
+	if s.Init == nil {
+		chains := s.Chains
+		if chains == 0 {
+			chains = 4 // nuts's default
+		}
+		s.Init = dispersedStarts(chains, s.Lower, s.Upper, s.Seed)
+	}
+	return s, true, nil
 }
 
 // nutsGlobal returns the sampler's global-move settings: a flow fitted on

@@ -143,22 +143,12 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 	if retry > 0 && !(retry < 1) {
 		return nil, fmt.Errorf("gbs: RetryTargetAccept = %v, want a value in (0, 1), 0 for the default or negative for none", retry)
 	}
-	global, err := cfg.Global.on()
-	if err != nil {
+	var (
+		global bool
+		err    error
+	)
+	if cfg.Sampler, global, err = WithGlobalMoves(cfg.Sampler, cfg.Global, d); err != nil {
 		return nil, err
-	}
-	if global {
-		if cfg.Sampler.Global != nil {
-			return nil, errors.New("gbs: both Sampler.Global and Global are set; use Global.Mode = GlobalOff with your own Sampler.Global")
-		}
-		cfg.Sampler.Global = cfg.Global.nutsGlobal(d, cfg.Sampler.Seed, cfg.Sampler.Lower, cfg.Sampler.Upper)
-		if cfg.Sampler.Init == nil {
-			chains := cfg.Sampler.Chains
-			if chains == 0 {
-				chains = 4 // nuts's default
-			}
-			cfg.Sampler.Init = dispersedStarts(chains, cfg.Sampler.Lower, cfg.Sampler.Upper, cfg.Sampler.Seed)
-		}
 	}
 	start := time.Now()
 	draws, err := sample(ctx, &cfg.Sampler)

@@ -585,7 +585,32 @@ typedef struct gbs_nuts_options {
                            outside its support */
   const double *upper;  /* NULL, or d upper bounds (+INFINITY for none) */
   gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
+  /* Fields added after ABI version 2's first release; a struct from an
+   * older header (a smaller size) is accepted and these take their
+   * defaults. */
+  int32_t global_moves; /* GBS_GLOBAL_*: global moves from a flow fitted on
+                           the chains (independence Metropolis-Hastings,
+                           one density call each) after each NUTS
+                           transition; see below */
+  int32_t global_moves_per_iter; /* moves per NUTS transition; 0: 1 */
+  int64_t global_stages;      /* warm-up stages after NUTS's warm-up, each
+                                 ending with a fit of the flow; 0: 2 */
+  int64_t global_stage_iters; /* iterations per chain and stage; 0: 100 */
 } gbs_nuts_options;
+
+/* gbs_nuts_options.global_moves.  With global moves, after NUTS's warm-up
+ * the chains run global_stages more warm-up stages; a flow fitted on each
+ * stage's draws (all chains pooled, within the box) is the proposal q of
+ * the next stage's moves and, after the last stage, of the kept draws, so
+ * the kept draws come from one fixed kernel.  A move draws x' ~ q and
+ * accepts it with probability min(1, p(x') q(x) / (p(x) q(x'))): it jumps
+ * between modes that NUTS cannot cross and sets the weights of modes the
+ * chains found in the wrong proportions.  Without init, the chains start at
+ * points drawn uniformly in the central 90 % of the box when it is finite.
+ * The moves' counts are in gbs_nuts_chain_stats. */
+#define GBS_GLOBAL_DEFAULT 0 /* the library's default: currently off */
+#define GBS_GLOBAL_ON 1
+#define GBS_GLOBAL_OFF 2
 
 /* Per-chain statistics of a NUTS run. */
 typedef struct gbs_nuts_chain_stats {
@@ -600,6 +625,16 @@ typedef struct gbs_nuts_chain_stats {
   int64_t max_depth_hits;  /* kept transitions stopped by max_depth */
   int64_t leapfrogs;       /* leapfrog steps over the kept draws */
   int64_t grad_calls;      /* gradient evaluations, warmup included */
+  /* Fields added after ABI version 2's first release; an array of structs
+   * from an older header (a smaller size) is accepted and filled up to its
+   * size. */
+  int64_t global_proposed; /* global moves over the kept draws */
+  int64_t global_accepted; /* of which accepted: the acceptance rate is
+                              global_accepted / global_proposed */
+  int64_t global_warmup_proposed; /* the same in the warm-up stages */
+  int64_t global_warmup_accepted;
+  int64_t global_calls;    /* density calls of the global moves (included
+                              in grad_calls) */
 } gbs_nuts_chain_stats;
 
 #ifndef GBS_NO_PROTOTYPES

@@ -109,14 +109,25 @@ class NutsOptions(Structure):
                 ("metric", c_int32), ("concurrent", c_int32), ("reserved", c_int32),
                 ("target_accept", c_double), ("step_size", c_double),
                 ("seed", c_uint64), ("init", _dp), ("lower", _dp), ("upper", _dp),
-                ("cancel", c_void_p)]
+                ("cancel", c_void_p),
+                ("global_moves", c_int32), ("global_moves_per_iter", c_int32),
+                ("global_stages", c_int64), ("global_stage_iters", c_int64)]
+
+
+# gbs_nuts_options.global_moves (GBS_GLOBAL_*).
+GLOBAL_DEFAULT = 0
+GLOBAL_ON = 1
+GLOBAL_OFF = 2
 
 
 class NutsChainStats(Structure):
     _fields_ = [("size", c_size_t), ("step_size", c_double), ("mean_accept", c_double),
                 ("mean_tree_depth", c_double), ("divergences", c_int64),
                 ("warmup_divergences", c_int64), ("max_depth_hits", c_int64),
-                ("leapfrogs", c_int64), ("grad_calls", c_int64)]
+                ("leapfrogs", c_int64), ("grad_calls", c_int64),
+                ("global_proposed", c_int64), ("global_accepted", c_int64),
+                ("global_warmup_proposed", c_int64), ("global_warmup_accepted", c_int64),
+                ("global_calls", c_int64)]
 
 
 class EnsembleOptions(Structure):

@@ -35,7 +35,10 @@ class Samples:
     stats : list of dict
         NUTS, per chain: step_size, mean_accept, mean_tree_depth,
         divergences, warmup_divergences, max_depth_hits, leapfrogs,
-        grad_calls. Ensemble: one dict with burn, thin, tau_max,
+        grad_calls, and the global moves' counts global_proposed,
+        global_accepted (kept draws), global_warmup_proposed,
+        global_warmup_accepted and global_calls (all zero without
+        global moves). Ensemble: one dict with burn, thin, tau_max,
         acceptance.
     warnings : list of str
     seed : int
@@ -55,6 +58,15 @@ class Samples:
         return int(sum(s.get("divergences", 0) for s in self.stats))
 
     @property
+    def global_accept_rate(self) -> Optional[float]:
+        """Acceptance rate of the global moves over the kept draws of all
+        chains (``sample(..., global_moves=True)``); None without them."""
+        prop = sum(s.get("global_proposed", 0) for s in self.stats)
+        if not prop:
+            return None
+        return float(sum(s.get("global_accepted", 0) for s in self.stats)) / prop
+
+    @property
     def shape(self) -> Tuple[int, ...]:
         """(chains, draws, d)."""
         return tuple(self.draws.shape)
@@ -68,8 +80,10 @@ class Samples:
 def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 1000, n_warmup: int = 1000,
            n_chains: int = 4, seed: Optional[int] = None, bounds: Any = None,
            target_accept: Optional[float] = None, max_depth: Optional[int] = None, metric: str = "diag",
-           step_size: Optional[float] = None, vectorize: bool = False, args: Sequence[Any] = (),
-           kwargs: Optional[Dict[str, Any]] = None) -> Samples:
+           step_size: Optional[float] = None, vectorize: bool = False,
+           global_moves: Optional[bool] = None, global_moves_per_iter: Optional[int] = None,
+           global_stages: Optional[int] = None, global_stage_iters: Optional[int] = None,
+           args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None) -> Samples:
     """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
     warm-up: dual-averaging step size, metric adapted in doubling windows).
 
@@ -116,6 +130,25 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
         function returns each point's values bit for bit as the per-point
         one does (numpy's elementwise operations and row sums do; a matrix
         product may round differently than a matrix-vector product).
+    global_moves : bool, optional
+        Alternate each NUTS transition with independence Metropolis–Hastings
+        moves from a Gaussianizing flow fitted on the chains (None: the
+        library's default, currently off). After the warm-up the chains
+        run ``global_stages`` (default 2) more warm-up stages of
+        ``global_stage_iters`` (default 100) iterations; the flow fitted on
+        each stage's pooled draws (within ``bounds``) proposes the next
+        stage's moves, and the last one, fixed, the kept draws'. A move
+        draws x' from the flow q and accepts it with probability
+        min(1, p(x') q(x) / (p(x) q(x'))), at one call of
+        ``log_prob_and_grad``: it jumps between modes, which NUTS cannot
+        cross, and so sets the weights of modes that the chains found in
+        the wrong proportions (start the chains at dispersed points: q only
+        proposes where some chain has been). Their acceptance rate is
+        ``Samples.global_accept_rate``.
+    global_moves_per_iter : int, optional
+        Global moves per NUTS transition (default 1).
+    global_stages, global_stage_iters : int, optional
+        See ``global_moves``.
     args, kwargs : optional
         Extra arguments of ``log_prob_and_grad``.
 
@@ -157,6 +190,11 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     seed = seed_value(seed)
     opt.seed = seed
     opt.init = ptr(x0)
+    if global_moves is not None:
+        opt.global_moves = _lib.GLOBAL_ON if global_moves else _lib.GLOBAL_OFF
+    opt.global_moves_per_iter = positive_int(global_moves_per_iter, "global_moves_per_iter", bits=32)
+    opt.global_stages = positive_int(global_stages, "global_stages")
+    opt.global_stage_iters = positive_int(global_stage_iters, "global_stage_iters")
     lo = hi = None
     if bounds is not None:
         lo, hi = bounds_arrays(bounds, d)
