@@ -215,7 +215,11 @@ func TestNormalization2D(t *testing.T) {
 			lo[j] -= 0.5 * w
 			hi[j] += 0.5 * w
 		}
-		got := gridIntegral(f, lo[0], hi[0], lo[1], hi[1], 1200)
+		// 1800 points a side resolve the banana's ridge (about 0.07
+		// across): the integral is the same at 2400 (1.000237 for
+		// problems.BananaN(2, 1)'s rotation), while 1200 came out 1.4e-3
+		// short of it.
+		got := gridIntegral(f, lo[0], hi[0], lo[1], hi[1], 1800)
 		t.Logf("%s: layers %d, ∫q = %.6f", c.name, f.Layers(), got)
 		if math.Abs(got-1) > 1e-3 {
 			t.Errorf("%s: ∫q = %.6f, want 1 within 1e-3", c.name, got)
@@ -354,10 +358,10 @@ func TestBridgeAccuracy(t *testing.T) {
 	for _, bounded := range []bool{false, true} {
 		for _, c := range []struct {
 			tg    target
-			logZ  float64 // of the test density (see targets_test.go)
+			logZ  float64 // of the test density: normalized (see targets_test.go)
 			sigma float64
 		}{
-			{funnelTarget(16), -63.498811 + math.Log(8) + 15*math.Log(60), 0.03},
+			{funnelTarget(16), 0, 0.03},
 			{bananaTarget(32, 1), 0, 0.05},
 			{cauchyTarget(48), 0, 0.08},
 		} {

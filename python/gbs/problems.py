@@ -52,6 +52,13 @@ from the Go package's (math/rand/v2 PCG) for the same seed. ln Z does not
 depend on the banana's rotation (see :func:`banana`), and the correlated
 Gaussian's ln Z is c whatever its parameters, so the exact values agree;
 individual log-density values at a given x do not.
+
+The Go package is the definition; this module is a copy kept so that it
+loads without the compiled library. ``tests/python/test_problems_go.py``
+holds the copy to it: at random points inside and outside each box it
+compares log p and its gradient (built with the Go package's rotation,
+mean and covariance), and it compares the exact ln Z, the prior boxes and
+which problems have an exact sampler.
 """
 
 import functools
