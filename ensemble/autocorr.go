@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gbs-evidence/gbs/internal/acf"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // IntegratedTime returns the integrated autocorrelation time
@@ -14,7 +14,8 @@ import (
 //
 // of a scalar quantity observed in one or more chains of equal length,
 // series[w] being the values in chain w, with the estimator of emcee
-// (Foreman-Mackey et al. 2013, after Goodman & Weare and Sokal):
+// (Foreman-Mackey et al. 2013, after Goodman & Weare and Sokal;
+// internal/mcmc holds it for gbs too):
 //
 //   - the normalized autocorrelation function ρ̂_w of each chain is
 //     computed by FFT (zero-padded, so it is the usual biased estimator
@@ -53,11 +54,12 @@ func IntegratedTime(series [][]float64, c float64) (float64, error) {
 			}
 		}
 	}
-	ws := newACFWork(n)
-	for _, x := range series {
-		ws.add(x)
+	x := make([]float64, 0, len(series)*n)
+	for _, v := range series {
+		x = append(x, v...)
 	}
-	return ws.time(c), nil
+	tau, _ := mcmc.IntegratedTime(x, len(series), mcmc.TimeOptions{Window: c})
+	return tau, nil
 }
 
 // coordinateTimes returns the autocorrelation time of each of the d
@@ -72,80 +74,14 @@ func coordinateTimes(chain [][]float64, d, start, end int, c float64) []float64 
 		}
 		return tau
 	}
-	ws := newACFWork(n)
-	x := make([]float64, n)
+	x := make([]float64, n*len(chain))
 	for i := range d {
-		ws.reset()
-		for _, ch := range chain {
+		for w, ch := range chain {
 			for s := range n {
-				x[s] = ch[(start+s)*d+i]
+				x[w*n+s] = ch[(start+s)*d+i]
 			}
-			ws.add(x)
 		}
-		tau[i] = ws.time(c)
+		tau[i], _ = mcmc.IntegratedTime(x, len(chain), mcmc.TimeOptions{Window: c})
 	}
-	return tau
-}
-
-// acfWork accumulates normalized autocorrelation functions of series of a
-// fixed length n (acf.Sums, each series weighted by the inverse of its
-// sum of squares about its mean) and averages them.
-type acfWork struct {
-	sums  *acf.Sums
-	count int // number of non-constant series added
-}
-
-func newACFWork(n int) *acfWork {
-	// Padding by n gives the autocorrelation at every lag.
-	return &acfWork{sums: acf.NewSums(n, n)}
-}
-
-func (ws *acfWork) reset() {
-	ws.sums.Reset()
-	ws.count = 0
-}
-
-// add adds the normalized autocorrelation function of x.
-func (ws *acfWork) add(x []float64) {
-	// A constant series (e.g. a stuck walker) has no autocorrelation;
-	// test it exactly, since rounding of its mean would leave a tiny
-	// constant residual with spurious perfect correlation.
-	constant := true
-	for _, v := range x[1:] {
-		if v != x[0] {
-			constant = false
-			break
-		}
-	}
-	if constant {
-		return
-	}
-	var mean float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	var ss float64
-	for _, v := range x {
-		ss += (v - mean) * (v - mean)
-	}
-	if !(ss > 0) {
-		return
-	}
-	ws.sums.Add(x, mean, 1/ss, 0)
-	ws.count++
-}
-
-// time returns the windowed integrated time of the averaged
-// autocorrelation function.
-func (ws *acfWork) time(c float64) float64 {
-	if ws.count == 0 {
-		return math.Inf(1)
-	}
-	rho, _ := ws.sums.Lags()
-	for k := range rho {
-		rho[k] /= float64(ws.count)
-	}
-	tau, _ := acf.SokalTime(rho, c)
 	return tau
 }

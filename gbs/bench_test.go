@@ -30,20 +30,6 @@ func BenchmarkSolveBridge(b *testing.B) {
 	}
 }
 
-// BenchmarkIntegratedTime estimates tau on 10^6 draws in 8 chains.
-func BenchmarkIntegratedTime(b *testing.B) {
-	const n, rho = 1000000, 0.9
-	rng := rand.New(rand.NewPCG(1, 1))
-	x := make([]float64, n)
-	for i := 1; i < n; i++ {
-		x[i] = rho*x[i-1] + math.Sqrt(1-rho*rho)*rng.NormFloat64()
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		IntegratedTime(x, 8)
-	}
-}
-
 // BenchmarkEvidenceWarp3 is the Go side of tests/c/bench_callback.c (batch
 // 10^4): warp-III on a 16-d Gaussian, 2·10^4 draws, n_q = 2·10^5. The
 // difference to the C program is the cost of the C ABI.

@@ -88,16 +88,16 @@ func TestIntegratedTimeAR1(t *testing.T) {
 		x[i] = rho*x[i-1] + math.Sqrt(1-rho*rho)*rng.NormFloat64()
 	}
 	want := (1 + rho) / (1 - rho)
-	tau, short := IntegratedTime(x, 1)
+	tau, short := integratedTime(x, 1)
 	if math.Abs(tau/want-1) > 0.1 || short {
 		t.Errorf("tau = %.3f (short %v), want %.3f within 10%%", tau, short, want)
 	}
 	// Four chains of the same process, and a chain too short to trust.
-	tau4, _ := IntegratedTime(x, 4)
+	tau4, _ := integratedTime(x, 4)
 	if math.Abs(tau4/want-1) > 0.1 {
 		t.Errorf("4 chains: tau = %.3f, want %.3f within 10%%", tau4, want)
 	}
-	if _, short := IntegratedTime(x[:200], 1); !short {
+	if _, short := integratedTime(x[:200], 1); !short {
 		t.Error("200 draws of a tau = 19 chain not reported short")
 	}
 }
@@ -269,45 +269,6 @@ func TestEvidenceCrossFit(t *testing.T) {
 	}
 	if _, err := Evidence(ctx, g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1}); err == nil || !strings.Contains(err.Error(), "NQ = 1") {
 		t.Errorf("NQ = 1 with cross-fitting: got %v, want an error naming NQ", err)
-	}
-}
-
-// The FFT sums must equal the autocovariances computed lag by lag.
-func TestChainAutocovDirect(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	const nc, m = 5, 37
-	x := make([]float64, nc*m)
-	for i := range x {
-		x[i] = rng.NormFloat64() + float64(i/m) // chains with different means
-	}
-	got := chainAutocov(x, nc, m)
-	var all float64
-	for _, v := range x {
-		all += v
-	}
-	all /= float64(len(x))
-	for lag := 0; lag < m; lag++ {
-		var rho, glob float64
-		for c := 0; c < nc; c++ {
-			ch := x[c*m : (c+1)*m]
-			var mu, c0, ct, gt float64
-			for _, v := range ch {
-				mu += v
-			}
-			mu /= m
-			for i := range ch {
-				c0 += (ch[i] - mu) * (ch[i] - mu)
-				if i+lag < m {
-					ct += (ch[i] - mu) * (ch[i+lag] - mu)
-					gt += (ch[i] - all) * (ch[i+lag] - all)
-				}
-			}
-			rho += ct / c0
-			glob += gt
-		}
-		if math.Abs(got.rho[lag]-rho) > 1e-9 || math.Abs(got.global[lag]-glob) > 1e-9 {
-			t.Fatalf("lag %d: rho %v, global %v; want %v, %v", lag, got.rho[lag], got.global[lag], rho, glob)
-		}
 	}
 }
 

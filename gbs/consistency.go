@@ -76,7 +76,7 @@ func tiltCheckZ(pSide, qSide []float64, sl float64, nchains int, iid, tiltedQ bo
 	mq, vq := meanVar(qSide)
 	tau := 1.0
 	if !iid && vp > 0 {
-		tau, _ = IntegratedTime(pSide, nchains)
+		tau, _ = integratedTime(pSide, nchains)
 	}
 	tilted := mp
 	if tiltedQ {
@@ -117,12 +117,7 @@ func isZ(b []float64, l, sl float64) float64 {
 func hmZ(a []float64, l, sl float64, nchains int, iid bool) float64 {
 	tau := 1.0
 	if !iid {
-		m := maxOf(a)
-		w := make([]float64, len(a))
-		for i, v := range a {
-			w[i] = math.Exp(v - m)
-		}
-		tau, _ = IntegratedTime(w, nchains)
+		tau, _ = weightTime(a, nchains)
 	}
 	lz, re2, err := meanWeight(a, tau)
 	if err != nil {

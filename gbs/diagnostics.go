@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // Diagnostics are the checks Evidence runs on its input and on its own
@@ -231,7 +233,7 @@ func medianOf(x []float64) float64 {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
-	return sortedQuantile(s, 0.5)
+	return mcmc.Quantile(s, 0.5)
 }
 
 // diagnoseOverlap checks the passes: Pareto k̂ in both directions,
@@ -251,12 +253,7 @@ func (e *estimation) diagnoseOverlap() {
 		if p.a != nil {
 			reff := 1.0
 			if !p.iid {
-				m := maxOf(p.a)
-				w := make([]float64, len(p.a))
-				for i, v := range p.a {
-					w[i] = math.Exp(v - m)
-				}
-				tau, _ := IntegratedTime(w, p.nchains)
+				tau, _ := weightTime(p.a, p.nchains)
 				reff = 1 / math.Max(tau, 1)
 			}
 			kp = nanMax(kp, paretoK(p.a, reff))

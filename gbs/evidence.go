@@ -453,7 +453,7 @@ func posteriorRatios(q Proposal, tgt *target, h halves) (a, logp []float64, err 
 // below 1 (antithetic chains) it is taken as 1.
 func (e *estimation) posteriorTau(a []float64, nchains int) float64 {
 	if !e.s.Independent {
-		if t, _ := IntegratedTime(a, nchains); t > 1 {
+		if t, _ := integratedTime(a, nchains); t > 1 {
 			return t
 		}
 	}
@@ -629,13 +629,8 @@ func (e *estimation) harmonic() error {
 	}
 	tau := 1.0
 	if !e.s.Independent {
-		m := maxOf(a)
-		w := make([]float64, np)
-		for i, v := range a {
-			w[i] = math.Exp(v - m)
-		}
 		var short bool
-		if tau, short = IntegratedTime(w, h.nchains); short {
+		if tau, short = weightTime(a, h.nchains); short {
 			e.warnShort(tau, np/h.nchains)
 		}
 	}

@@ -3,15 +3,16 @@ package nuts
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // RHat returns the potential scale reduction factor of a scalar quantity
 // observed along several chains (one series per chain, all of the same
 // length), as Stan and ArviZ compute it (Vehtari, Gelman, Simpson,
 // Carpenter & Bürkner 2021, "Rank-normalization, folding, and
-// localization"): each chain is split in halves, so that a drift within a
+// localization"; internal/mcmc, held to ArviZ's values): each chain is split in halves, so that a drift within a
 // chain counts as disagreement too; the draws are replaced by the normal
 // scores of their ranks among all draws, which makes the statistic
 // insensitive to heavy tails and to monotone transforms; and the result is
@@ -42,104 +43,22 @@ func RHat(chains [][]float64) (float64, error) {
 			}
 		}
 	}
-	// Split each chain in halves, dropping the middle draw of an odd
-	// length.
-	half := n / 2
-	split := make([][]float64, 0, 2*m)
-	for _, x := range chains {
-		split = append(split, x[:half], x[n-half:])
+	if allEqual(chains) {
+		return 0, errors.New("nuts: R-hat of a constant quantity is undefined")
 	}
-	bulk, okBulk := splitRHat(rankNormalize(split))
-	// Fold about the median of all draws (as ArviZ does, before the
-	// split, so with an odd length the middle draws count too).
-	all := make([]float64, 0, m*n)
-	for _, x := range chains {
-		all = append(all, x...)
-	}
-	slices.Sort(all)
-	med := median(all)
-	folded := make([][]float64, len(split))
-	for c, x := range split {
-		folded[c] = make([]float64, half)
-		for i, v := range x {
-			folded[c][i] = math.Abs(v - med)
-		}
-	}
-	tail, okTail := splitRHat(rankNormalize(folded))
-	switch {
-	case okBulk && okTail:
-		return math.Max(bulk, tail), nil
-	case okBulk:
-		return bulk, nil
-	case okTail:
-		return tail, nil
-	}
-	return 0, errors.New("nuts: R-hat of a constant quantity is undefined")
+	return mcmc.RHat(chains), nil
 }
 
-// splitRHat is the classical R-hat of already split chains:
-// sqrt(var⁺/W) with W the mean within-chain variance and var⁺ the pooled
-// variance estimate (n-1)/n W + B/n (Gelman et al., BDA3 eq. 11.3-11.4).
-// It reports false when every chain is constant.
-func splitRHat(chains [][]float64) (float64, bool) {
-	n := float64(len(chains[0]))
-	means := make([]float64, len(chains))
-	var w float64
-	for c, x := range chains {
-		var mean float64
-		for _, v := range x {
-			mean += v
-		}
-		mean /= n
-		means[c] = mean
-		var s float64
-		for _, v := range x {
-			s += (v - mean) * (v - mean)
-		}
-		w += s / (n - 1)
-	}
-	w /= float64(len(chains))
-	if !(w > 0) {
-		return 0, false
-	}
-	varPlus := (n-1)/n*w + variance(means)
-	return math.Sqrt(varPlus / w), true
-}
-
-// rankNormalize replaces every draw by the normal score of its rank among
-// all draws, Φ⁻¹((r - 3/8)/(S + 1/4)) (Blom's offset), with tied draws
-// sharing their average rank.
-func rankNormalize(chains [][]float64) [][]float64 {
-	sorted := make([]float64, 0, len(chains)*len(chains[0]))
+// allEqual reports whether every draw of every chain is the same value.
+func allEqual(chains [][]float64) bool {
 	for _, x := range chains {
-		sorted = append(sorted, x...)
-	}
-	// Sorting the bare values is several times faster than sorting them
-	// together with their positions, and Sample ranks all kept draws on
-	// every run; each draw then finds its rank by binary search.
-	slices.Sort(sorted)
-	s := float64(len(sorted))
-	// z[lo] is the normal score of the tied draws sorted[lo:hi].
-	z := make([]float64, len(sorted))
-	for lo := 0; lo < len(sorted); {
-		hi := lo + 1
-		for hi < len(sorted) && sorted[hi] == sorted[lo] {
-			hi++
-		}
-		// Ranks lo+1..hi share their mean.
-		r := 0.5 * float64(lo+1+hi)
-		z[lo] = math.Sqrt2 * math.Erfinv(2*(r-0.375)/(s+0.25)-1)
-		lo = hi
-	}
-	out := make([][]float64, len(chains))
-	for c, x := range chains {
-		out[c] = make([]float64, len(x))
-		for i, v := range x {
-			lo, _ := slices.BinarySearch(sorted, v)
-			out[c][i] = z[lo]
+		for _, v := range x {
+			if v != chains[0][0] {
+				return false
+			}
 		}
 	}
-	return out
+	return true
 }
 
 // median of sorted values.

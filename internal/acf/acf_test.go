@@ -170,19 +170,27 @@ func TestSokalTime(t *testing.T) {
 
 func TestGeyerTime(t *testing.T) {
 	for _, phi := range []float64{0.5, 0.9, -0.5} {
-		got := GeyerTime(ar1Rho(phi, 400))
-		if exact := (1 + phi) / (1 - phi); math.Abs(got-exact) > 1e-12 {
-			t.Errorf("phi %v: tau %v, want %v", phi, got, exact)
+		got, done := GeyerTime(ar1Rho(phi, 400), 400)
+		if exact := (1 + phi) / (1 - phi); !done || math.Abs(got-exact) > 1e-12 {
+			t.Errorf("phi %v: tau %v (done %v), want %v", phi, got, done, exact)
 		}
 	}
 	// The pair (rho2, rho3) = (-0.9, 0.1) is negative: the sum stops
 	// before it, tau = 2 (rho0 + rho1) - 1 = 2.
-	if got := GeyerTime([]float64{1, 0.5, -0.9, 0.1, 0.3, 0.3, 0, 0}); got != 2 {
+	if got, _ := GeyerTime([]float64{1, 0.5, -0.9, 0.1, 0.3, 0.3, 0, 0}, 8); got != 2 {
 		t.Errorf("truncated sum: tau %v, want 2", got)
 	}
 	// The pair sum 1 of (rho2, rho3) exceeds the 0.5 before it and is
 	// lowered to it: tau = -1 + 2 (1 - 0.5 + 0.25 + 0.25) = 1.
-	if got := GeyerTime([]float64{1, -0.5, 0.5, 0.5, 0, 0, 0, 0, 0, 0}); got != 1 {
+	if got, _ := GeyerTime([]float64{1, -0.5, 0.5, 0.5, 0, 0, 0, 0, 0, 0}, 10); got != 1 {
 		t.Errorf("monotone sequence: tau %v", got)
+	}
+	// The first lags of a longer series: more are needed while the pairs
+	// stay positive, none once a negative pair ended the sum.
+	if _, done := GeyerTime([]float64{1, 0.5, 0.4, 0.3}, 100); done {
+		t.Error("GeyerTime reported done without a negative pair")
+	}
+	if got, done := GeyerTime([]float64{1, 0.5, -0.9, 0.1}, 100); !done || got != 2 {
+		t.Errorf("negative pair within the lags: tau %v done %v, want 2 true", got, done)
 	}
 }

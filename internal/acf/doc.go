@@ -7,5 +7,5 @@
 // length, two real series per complex transform and one inverse transform
 // per sum. SokalTime and GeyerTime turn an autocorrelation function into
 // an integrated time with Sokal's automatic window (emcee) or Geyer's
-// initial monotone sequence (Stan).
+// initial monotone sequence (Stan, ArviZ).
 package acf

@@ -29,7 +29,8 @@ func Example() {
 		rho[t] = acov[t] / acov[0]
 	}
 	tau, ok := acf.SokalTime(rho, 5)
-	fmt.Printf("Sokal tau %.1f (window closed: %v), Geyer tau %.1f\n", tau, ok, acf.GeyerTime(rho))
+	geyer, _ := acf.GeyerTime(rho, n)
+	fmt.Printf("Sokal tau %.1f (window closed: %v), Geyer tau %.1f\n", tau, ok, geyer)
 	// Output:
 	// Sokal tau 9.2 (window closed: true), Geyer tau 9.0
 }

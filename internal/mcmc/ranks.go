@@ -1,8 +1,9 @@
-package gbs
+package mcmc
 
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Ranks for the rank-normalized diagnostics. Every coordinate of every
@@ -86,4 +87,81 @@ func sortedPairs(x []float64) []valueIndex {
 		out[j] = valueIndex{fromOrderKey(p.k), p.i}
 	}
 	return out
+}
+
+// foldedPairs returns |x - med| with positions in increasing order, from
+// x sorted: the values below med, read backwards, and those above are
+// both increasing in |x - med|, so one merge sorts them.
+func foldedPairs(sorted []valueIndex, med float64) []valueIndex {
+	k, _ := slices.BinarySearchFunc(sorted, med, func(a valueIndex, m float64) int {
+		if a.v < m {
+			return -1
+		}
+		return 1
+	})
+	out := make([]valueIndex, 0, len(sorted))
+	l, r := k-1, k
+	for l >= 0 || r < len(sorted) {
+		if r >= len(sorted) || (l >= 0 && med-sorted[l].v <= sorted[r].v-med) {
+			out = append(out, valueIndex{med - sorted[l].v, sorted[l].i})
+			l--
+		} else {
+			out = append(out, valueIndex{sorted[r].v - med, sorted[r].i})
+			r++
+		}
+	}
+	return out
+}
+
+// RankNormal replaces each value by the normal score of its rank among
+// all values, Φ⁻¹((r - 3/8)/(S + 1/4)) (Blom's offset, as ArviZ), ties
+// getting their average rank.
+func RankNormal(x []float64) []float64 { return normalScores(sortedPairs(x), nil) }
+
+// rankScores returns the normal scores of the ranks 1..s.
+func rankScores(s int) []float64 {
+	t := make([]float64, s)
+	for i := range t {
+		t[i] = NormalQuantile((float64(i+1) - 0.375) / (float64(s) + 0.25))
+	}
+	return t
+}
+
+// normalScores returns the normal scores of the ranks of the sorted
+// values, at their positions; table, if not nil, is rankScores(len(sorted)).
+func normalScores(sorted []valueIndex, table []float64) []float64 {
+	s := len(sorted)
+	z := make([]float64, s)
+	for i := 0; i < s; {
+		j := i + 1
+		for j < s && sorted[j].v == sorted[i].v {
+			j++
+		}
+		var v float64
+		if j == i+1 && table != nil {
+			v = table[i]
+		} else {
+			r := 0.5*float64(i+j-1) + 1 // average 1-based rank
+			v = NormalQuantile((r - 0.375) / (float64(s) + 0.25))
+		}
+		for k := i; k < j; k++ {
+			z[sorted[k].i] = v
+		}
+		i = j
+	}
+	return z
+}
+
+// NormalQuantile is Φ⁻¹(p), the standard normal quantile.
+func NormalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// Quantile returns the p-quantile of the sorted values s by linear
+// interpolation between order statistics (R's type 7).
+func Quantile(s []float64, p float64) float64 {
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }

@@ -1,4 +1,4 @@
-package gbs
+package mcmc
 
 import (
 	"math"
