@@ -40,7 +40,11 @@ type Run struct {
 	// GlobalAccept is the acceptance rate of the sampler's global moves
 	// (GBS with global moves only).
 	GlobalAccept *float64 `json:"global_accept,omitempty"`
-	Error        string   `json:"error,omitempty"`
+	// MinorWeight is the fraction of the draws in the minor mode (two-modes
+	// problems), RHatLogP the sampler's R-hat of log p across chains.
+	MinorWeight *float64 `json:"minor_weight,omitempty"`
+	RHatLogP    float64  `json:"rhat_logp,omitempty"`
+	Error       string   `json:"error,omitempty"`
 	// Warnings are the evidence result's warnings (diagnostics included).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -58,6 +62,7 @@ func main() {
 	flag.StringVar(&cfg.global, "global", "default", "global moves from the flow in GBS's sampler: default, on or off")
 	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
 	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
+	flag.BoolVar(&cfg.wrongStarts, "wrong-starts", false, "two-modes problems: start all GBS chains but the last in the minor mode (the wrong proportions)")
 	out := flag.String("o", "-", "output file for the JSON lines (- for stdout)")
 	flag.Parse()
 
@@ -116,6 +121,7 @@ type config struct {
 
 	global                        string
 	globalStageIters, globalMoves int
+	wrongStarts                   bool
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }
