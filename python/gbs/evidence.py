@@ -16,7 +16,7 @@ from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._samples import draws_of, normalize
 from ._values import batch_values, callback_name, scalar_value
-from .result import Diagnostics, Result
+from .result import Diagnostics, Result, name_coordinates
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
@@ -202,7 +202,9 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
     writing log p of an (n, d) batch into out; and the Result.
 
     ``stop`` is the event a per-point loop or a pool polls (set on
-    Ctrl-C). ``labels`` names the d coordinates (for Result.plot).
+    Ctrl-C). ``labels`` names the d coordinates: the library's warnings
+    and Result.diagnostics say ``labels[k]`` for its "coordinate k", and
+    Result.plot labels its axes with them.
     """
     nc, nd, d = x.shape
     ncall = settings.ncall if settings.ncall is not None else src_ncall
@@ -225,14 +227,15 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
         try:
             run(call, callbacks=[cb], token=packed.token)
         finally:
-            warnings = _lib.take_warnings(res.warnings, res.n_warnings)
+            warnings = [name_coordinates(w, labels)
+                        for w in _lib.take_warnings(res.warnings, res.n_warnings)]
             res.warnings = None
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), warnings, tr,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
-                    diagnostics=Diagnostics.from_c(res.diagnostics))
+                    diagnostics=Diagnostics.from_c(res.diagnostics, labels))
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
                        "options": packed,
                        "independent": settings.independent,

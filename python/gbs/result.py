@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import html
 import math
+import re
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -310,6 +311,37 @@ class Result:
         ax.legend(fontsize=8)
 
 
+def coordinate_name(k: int, labels: Optional[Sequence[str]] = None) -> str:
+    """The name users see for flat coordinate k: the model's (``labels[k]``,
+    e.g. ``"mu"`` or ``"theta[3]"``) when known, else ``"x[k]"``."""
+    if labels is not None and 0 <= k < len(labels):
+        return str(labels[k])
+    return "x[%d]" % k
+
+
+def coordinate_index(where: Optional[str], labels: Optional[Sequence[str]] = None) -> int:
+    """The flat coordinate that coordinate_name named ``where``; -1 for
+    "log p" or None."""
+    if where is None or where == "log p":
+        return -1
+    if labels is not None and where in labels:
+        return list(labels).index(where)
+    m = re.fullmatch(r"x\[(\d+)\]", where)
+    return int(m.group(1)) if m else -1
+
+
+_COORDINATE = re.compile(r"\bcoordinate (\d+)\b")
+
+
+def name_coordinates(message: str, labels: Optional[Sequence[str]]) -> str:
+    """The library's message with each "coordinate k" (its name for flat
+    coordinate k, gbs/diagnostics.go coordName) replaced by the model's
+    name for it, when labels are known."""
+    if not labels:
+        return message
+    return _COORDINATE.sub(lambda m: coordinate_name(int(m.group(1)), labels), message)
+
+
 class Diagnostics:
     """The checks every evidence call runs (docs/diagnostics.md): a small
     object whose attributes are also readable as ``d["rhat_max"]`` and
@@ -320,9 +352,10 @@ class Diagnostics:
     ----------
     rhat_max, rhat_where, rhat_crit : float, str, float
         Largest rank-normalized split-R-hat (Vehtari et al. 2021) over the
-        coordinates and log p, where ("x[k]" or "log p"), and the value
-        chance reaches for chains this long; a warning needs both 1.01 and
-        rhat_crit exceeded.
+        coordinates and log p, where (the coordinate's name: the model's,
+        such as "mu" or "theta[3]", when the draws were named, else
+        "x[k]"; or "log p"), and the value chance reaches for chains this
+        long; a warning needs both 1.01 and rhat_crit exceeded.
     ess_bulk_min, ess_bulk_where, ess_tail_min, ess_tail_where : float, str
         Smallest bulk and tail effective sample sizes, and where.
     burnin_z, burnin_where : float, str
@@ -370,17 +403,20 @@ class Diagnostics:
     hm_z: float
 
     def __init__(self, **values: Any) -> None:
+        self._labels: Optional[List[str]] = None
         for k in self._FIELDS:
             setattr(self, k, values.pop(k, None if k.endswith("_where") else math.nan))
         if values:
             raise TypeError("unknown diagnostics %s" % ", ".join(sorted(values)))
 
     @classmethod
-    def from_c(cls, c: Any) -> "Diagnostics":
+    def from_c(cls, c: Any, labels: Optional[Sequence[str]] = None) -> "Diagnostics":
         """From the library's gbs_diagnostics struct: integer fields as int,
-        and each "where" field (a coordinate, or -1 for log p) as "x[k]" or
-        "log p", or None when the value it locates (the struct's first
-        field of the same name before "_where") was not computed."""
+        and each "where" field (a coordinate, or -1 for log p) as the
+        coordinate's name (``labels[k]`` when given, such as ``"mu"`` or
+        ``"theta[3]"``, else ``"x[k]"``) or "log p", or None when the value
+        it locates (the struct's first field of the same name before
+        "_where") was not computed."""
         v: Dict[str, Any] = {}
         for f in _lib.CDiagnostics._fields_:
             k, ctype = f[0], f[1]
@@ -388,10 +424,12 @@ class Diagnostics:
             if k.endswith("_where"):
                 located = next(f for f in cls._FIELDS if f.startswith(k[: -len("where")]) and f != k)
                 v[k] = None if math.isnan(getattr(c, located)) else (
-                    "log p" if value < 0 else "x[%d]" % value)
+                    "log p" if value < 0 else coordinate_name(int(value), labels))
             else:
                 v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
-        return cls(**v)
+        d = cls(**v)
+        d._labels = None if labels is None else list(labels)
+        return d
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._FIELDS:
@@ -414,7 +452,7 @@ class Diagnostics:
             k, ctype = f[0], f[1]
             v = getattr(self, k)
             if k.endswith("_where"):
-                v = int(v[2:-1]) if isinstance(v, str) and v.startswith("x[") else -1
+                v = coordinate_index(v, self._labels)
             elif issubclass(ctype, ctypes.c_int64):
                 # Not computed: no chain (-1), a count of 0.
                 v = int(v) if v is not None and math.isfinite(v) else -1 if k.endswith("_chain") else 0
@@ -432,7 +470,7 @@ class Diagnostics:
         _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), None, 0, ctypes.byref(n))
         buf = ctypes.create_string_buffer(n.value + 1)
         _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), buf, n.value + 1, ctypes.byref(n))
-        return buf.value.decode("utf-8", "replace")
+        return name_coordinates(buf.value.decode("utf-8", "replace"), self._labels)
 
     def __repr__(self) -> str:
         return "Diagnostics(%s)" % self.summary()

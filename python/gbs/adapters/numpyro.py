@@ -101,7 +101,7 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
         if isinstance(max_depth, tuple):  # (warmup, sampling)
             max_depth = max_depth[-1]
         depth_hits = steps[:, sl] >= 2 ** int(max_depth) - 1
-    health = _health.sampler_warnings(x, density.labels, diverging, depth_hits)
+    health = _health.sampler_warnings(x.shape[0] * x.shape[1], diverging, depth_hits)
     _health.emit(health)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_numpyro")

@@ -49,9 +49,11 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         exact posterior draws). Deterministics and other variables in it
         are ignored. ``sample_stats`` is read when present: the stored log
         density ``lp`` is reused if it matches the model's, the number of
-        leapfrog steps feeds the adaptive n_q rule, and divergences, hits
-        of the maximum tree depth and the R-hat of the draws raise a
-        :class:`gbs.SamplerWarning` (also listed in ``Result.warnings``).
+        leapfrog steps feeds the adaptive n_q rule, and divergences and hits
+        of the maximum tree depth raise a :class:`gbs.SamplerWarning` (also
+        listed in ``Result.warnings``). Convergence (R-hat, ESS, burn-in)
+        is checked by the library for every estimate, with its warnings
+        naming the value variables (``"mu"``, ``"theta[3]"``).
     model : pymc.Model, optional
         The model the draws came from; default the model on PyMC's context
         stack (inside ``with model:``), as PyMC's own functions do.
@@ -119,7 +121,7 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         x = np.ascontiguousarray(x[:, settings.discard::settings.thin])
         lp = None if lp is None else np.ascontiguousarray(lp[:, settings.discard::settings.thin])
     sl = slice(settings.discard, None, settings.thin)
-    health = _health.sampler_warnings(x, density.labels, _stat(stats, "diverging", sl),
+    health = _health.sampler_warnings(x.shape[0] * x.shape[1], _stat(stats, "diverging", sl),
                                       _max_depth_hits(stats, sl))
     _health.emit(health)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
