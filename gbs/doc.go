@@ -28,4 +28,12 @@
 // The log density is always called in batches (LogDensityFunc), so that a
 // vectorized or parallel likelihood pays off, and any normalized density
 // with a sampler can serve as the proposal (Proposal, ProposalFitter).
+//
+// Pipeline runs NUTS and then Evidence. PipelineSettings.Global (and
+// WithGlobalMoves, for nuts.Sample alone) also makes the fitted flow a
+// global move of the sampler: an independence Metropolis–Hastings move
+// after each NUTS transition, with the flow refitted only between warm-up
+// stages, which moves chains between modes that NUTS cannot cross and so
+// sets the modes' weights (off by default; docs/benchmarks.md, "Global
+// moves").
 package gbs
