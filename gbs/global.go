@@ -67,6 +67,10 @@ type GlobalSettings struct {
 	StageIters int
 	// Moves is the number of global moves per NUTS transition; default 1.
 	Moves int
+	// Defensive is the weight of a widened copy of the flow in q, a
+	// defensive mixture: its base is N(0, DefensiveScale² I) instead of
+	// N(0, I). Zero means none; DefensiveScale defaults to 2.
+	Defensive, DefensiveScale float64
 	// Flow configures q's flow; nil means the defaults with the
 	// sampler's box as bounds. Its Seed is replaced by one derived from
 	// the pipeline's seed and the stage.
@@ -92,6 +96,10 @@ func (g *GlobalSettings) on() (bool, error) {
 		return false, fmt.Errorf("gbs: Global.StageIters = %d is negative", g.StageIters)
 	case g.Moves < 0:
 		return false, fmt.Errorf("gbs: Global.Moves = %d is negative", g.Moves)
+	case !(g.Defensive >= 0 && g.Defensive < 1):
+		return false, fmt.Errorf("gbs: Global.Defensive = %v, want a weight in [0, 1)", g.Defensive)
+	case !(g.DefensiveScale == 0 || g.DefensiveScale >= 1 && !math.IsInf(g.DefensiveScale, 1)):
+		return false, fmt.Errorf("gbs: Global.DefensiveScale = %v, want a finite scale >= 1 (0 for the default 2)", g.DefensiveScale)
 	}
 	mode := g.Mode
 	if mode == GlobalDefault {
@@ -158,25 +166,61 @@ func (g *GlobalSettings) nutsGlobal(d int, seed uint64, lower, upper []float64) 
 		if err != nil {
 			return nil, err
 		}
-		return flowMove{f}, nil
+		wide := g.DefensiveScale
+		if wide == 0 {
+			wide = 2
+		}
+		return flowMove{f: f, eps: g.Defensive, wide: wide}, nil
 	}
 	return out
 }
 
-// flowMove is a fitted flow as a global move. flow.Flow is safe for
-// concurrent use.
-type flowMove struct{ f *flow.Flow }
+// flowMove is a fitted flow as a global move, optionally a defensive
+// mixture: with weight eps the flow's base N(0, I) is widened to
+// N(0, wide² I), which puts more of q's mass in the tails of the flow's
+// Gaussianized space, where the regions the chains under-visited (a
+// funnel's neck) are mapped. flow.Flow is safe for concurrent use.
+type flowMove struct {
+	f         *flow.Flow
+	eps, wide float64
+}
 
 func (m flowMove) Propose(dst []float64, rng *rand.Rand) float64 {
-	var lq [1]float64
-	m.f.Sample(dst, lq[:], rng)
-	return lq[0]
+	s := 1.0
+	if m.eps > 0 && rng.Float64() < m.eps {
+		s = m.wide
+	}
+	z := make([]float64, len(dst))
+	for j := range z {
+		z[j] = s * rng.NormFloat64()
+	}
+	var ld [1]float64
+	m.f.Inverse(dst, ld[:], z)
+	// The density of the mixture at the point proposed, from the same
+	// map as LogQ, so that the two agree to the bit.
+	return m.LogQ(dst)
 }
 
 func (m flowMove) LogQ(x []float64) float64 {
-	var lq [1]float64
-	m.f.LogProb(lq[:], x)
-	return lq[0]
+	z := make([]float64, len(x))
+	var ld [1]float64
+	m.f.Forward(z, ld[:], x)
+	if math.IsNaN(ld[0]) || math.IsInf(ld[0], 0) {
+		return math.Inf(-1)
+	}
+	const halfLog2Pi = 0.91893853320467274178
+	var a, b float64
+	for _, v := range z {
+		a += -0.5*v*v - halfLog2Pi
+		if m.eps > 0 {
+			w := v / m.wide
+			b += -0.5*w*w - halfLog2Pi - math.Log(m.wide)
+		}
+	}
+	if m.eps <= 0 {
+		return ld[0] + a
+	}
+	return ld[0] + logAddExp(math.Log1p(-m.eps)+a, math.Log(m.eps)+b)
 }
 
 // dispersedStarts returns one starting point per chain drawn uniformly in

@@ -134,3 +134,36 @@ func TestPipelineGlobalReproducible(t *testing.T) {
 		t.Error("negative Moves: no error")
 	}
 }
+
+// The defensive mixture (a widened copy of the flow in q) keeps the chains
+// valid: the weights of the two modes still come out right from the wrong
+// starts, and bad weights or scales are errors.
+func TestPipelineGlobalDefensive(t *testing.T) {
+	p := problems.TwoModesN(3)
+	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+	res, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{
+		Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
+			Seed: 9, Init: minorStarts(8, p.Dim)},
+		Global: gbs.GlobalSettings{Mode: gbs.GlobalOn, Defensive: 0.3, DefensiveScale: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 × 500 draws, acceptance about 0.5: standard error near 0.01.
+	if f := minorFraction(res.Sampling); math.Abs(f-problems.TwoModesMinorWeight) > 0.04 {
+		t.Errorf("minor-mode weight %.3f with a defensive mixture, want 0.2", f)
+	}
+	ev := res.Evidence
+	if dz := ev.LogZ - p.LogZ; !(math.Abs(dz) < 4*ev.LogZErr) {
+		t.Errorf("ln Z off by %.4f ± %.4f", dz, ev.LogZErr)
+	}
+	for _, g := range []gbs.GlobalSettings{
+		{Mode: gbs.GlobalOn, Defensive: 1},
+		{Mode: gbs.GlobalOn, Defensive: -0.1},
+		{Mode: gbs.GlobalOn, Defensive: 0.1, DefensiveScale: 0.5},
+	} {
+		if _, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{Global: g}); err == nil {
+			t.Errorf("%+v: no error", g)
+		}
+	}
+}
