@@ -56,6 +56,22 @@ type Diagnostics struct {
 	// importance-sampling estimates with the same proposal against the
 	// bridge estimate (NaN where their Pareto k̂ makes them unreliable).
 	CrossFitZ, TiltZ, ISZ, HMZ float64
+
+	// CoverageFrac is the coverage check's statistic (bridge only; see
+	// coverage.go and docs/diagnostics.md): the fraction of the
+	// independence Metropolis-Hastings chains' draws, proposed by q and a
+	// widened copy of q and targeting p, that lie beyond the range of the
+	// posterior draws in the quantity CoverageWhere (-1: log p) on the
+	// side CoverageSide (-1 below, +1 above; 0 when no quantity had
+	// enough distinct points beyond), the worst over quantities, sides
+	// and passes. For draws of p it is about 1/N_eff; the check warns when
+	// it exceeds CoverageLimit, c/N_eff with c set for a false-alarm rate
+	// of 10^-3 per run. CoverageCalls is the log-density calls the check
+	// spent (included in Result.NCall). NaN and 0 when the check did not
+	// run.
+	CoverageFrac, CoverageLimit float64
+	CoverageWhere, CoverageSide int
+	CoverageCalls               int64
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".
@@ -65,7 +81,8 @@ func newDiagnostics() Diagnostics {
 		ESSBulkMin: nan, ESSTailMin: nan, ESSBulkWhere: -1, ESSTailWhere: -1,
 		BurnInZ: nan, BurnInWhere: -1,
 		ParetoKQ: nan, ParetoKP: nan, ParetoKThreshold: nan,
-		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan}
+		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan,
+		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1}
 }
 
 // essMin is the effective sample size below which the error bar, which
@@ -105,6 +122,7 @@ func coordName(k int) string {
 func (e *estimation) diagnose() {
 	e.diagnoseChains()
 	e.diagnoseOverlap()
+	e.diagnoseCoverage()
 	e.res.Diagnostics = e.diag
 }
 
@@ -368,6 +386,9 @@ func (d Diagnostics) String() string {
 	add("q/p %.2f", d.ParetoKP)
 	add("cross-fit z %.1f", d.CrossFitZ)
 	add("consistency |z| %.1f", d.TiltZ)
+	if d.CoverageLimit > 0 {
+		parts = append(parts, fmt.Sprintf("coverage %.2g of limit", d.CoverageFrac/d.CoverageLimit))
+	}
 	if d.SpotChecked > 0 {
 		parts = append(parts, fmt.Sprintf("log p spot-checked at %d draws (max diff %.2g)", d.SpotChecked, d.SpotMaxDiff))
 	}

@@ -19,6 +19,8 @@ const (
 	streamFitSwapped
 	streamDrawsSwapped
 	streamSpotCheck // the diagnostics' spot-check of stored log p
+	streamCoverage  // the coverage check's widened draws and chains
+	streamCoverageSwapped
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -117,6 +119,8 @@ type estimation struct {
 	diag      Diagnostics
 	passes    []passData
 	drawsLogP []float64
+	// covPools are the coverage check's proposals, one per bridge pass.
+	covPools []*coveragePool
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -208,6 +212,8 @@ type proposalDraws struct {
 	rng  *rand.Rand
 	tgt  *target
 	logw []float64
+	// observe, if not nil, sees every batch of draws with log q and log p.
+	observe func(y, lq, lp []float64)
 }
 
 // extend draws until there are n draws, reusing those already made.
@@ -227,6 +233,9 @@ func (pd *proposalDraws) extend(n, d int) error {
 	lp := make([]float64, k)
 	if err := pd.tgt.logp(lp, y, nil); err != nil {
 		return err
+	}
+	if pd.observe != nil {
+		pd.observe(y, lq, lp)
 	}
 	for i := range lp {
 		lp[i] -= lq[i]
@@ -299,6 +308,9 @@ func (e *estimation) bridge(warp bool) error {
 func (e *estimation) keepPass(r bridgePass) {
 	e.res.Warnings = append(e.res.Warnings, r.warnings...)
 	e.passes = append(e.passes, r.data)
+	if r.cov != nil {
+		e.covPools = append(e.covPools, r.cov)
+	}
 }
 
 // crossFitMean is the mean of the two passes' estimates, with the error
@@ -359,6 +371,8 @@ type bridgePass struct {
 	// the bridge weighed them by.
 	q    Proposal
 	tauP float64
+	// cov is the pass's share of the coverage check (nil: off).
+	cov *coveragePool
 }
 
 // traceDivisors give the prefixes n_q/k of the proposal draws at which
@@ -385,12 +399,18 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	tauP := e.posteriorTau(a, h.nchains)
 	r.tauP = tauP
 	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
+	if r.cov = e.newCoveragePool(q, h, lp, tauP, warp); r.cov != nil {
+		pd.observe = r.cov.observe
+	}
 	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
 	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.warnings)
 	if err != nil {
 		return r, err
 	}
 	r.est, r.nq = est, len(pd.logw)
+	if err := e.drawWide(r.cov, drawStream); err != nil {
+		return r, err
+	}
 	r.trace = passTrace(in, pd.logw, est)
 	if est.shortChain {
 		r.warnings = append(r.warnings, shortWarning(est.tau, r.np/h.nchains))

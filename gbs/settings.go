@@ -83,6 +83,13 @@ type Settings struct {
 	// also evaluates log p at the first half. Ignored by the other methods.
 	NoCrossFit bool
 
+	// NoCoverageCheck turns off the coverage check (bridge only): short
+	// independence Metropolis-Hastings chains from q, which look for mass
+	// of p beyond the range of the posterior draws; see
+	// Diagnostics.CoverageFrac. It costs coverageWideFrac = 10% of n_q in
+	// log-density calls.
+	NoCoverageCheck bool
+
 	// BatchSize is the number of points per log-density call; default 4096.
 	BatchSize int
 	// Concurrent allows the log-density function to be called from

@@ -1,0 +1,460 @@
+package gbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gbs-evidence/gbs/flow"
+)
+
+// The coverage check: did the user's chains miss mass of p that the
+// proposal q can reach?
+//
+// Every chain may miss the same region (a funnel's neck, a distribution's
+// far tails, a mode): nothing in the draws themselves can show it, and the
+// bridge then returns ln Z low by the missed mass with a healthy error bar.
+// The proposal q is a global approximation of p that can be sampled and
+// evaluated exactly, so an independence Metropolis-Hastings chain with
+// proposal q (accept y with probability min(1, w(y)/w(x)), w = p/q) has p
+// as its stationary law whatever the user's draws were: where q puts some
+// mass beyond the user's draws and p has mass there, the chain goes there
+// and stays in proportion to p.
+//
+// The chains here take their proposals from the bridge's own proposal
+// draws, whose log p is already known (no log-density call), plus a few
+// fresh draws from a widened copy of q (a defensive mixture: the fitted
+// flow's tails are those of the user's draws, so the widened copy reaches
+// further). Those fresh draws are the check's only cost, a fraction
+// coverageWideFrac of n_q.
+//
+// The statistic is, for each coordinate and for log p and each side, the
+// fraction of the independence chains' draws beyond the range of the
+// posterior draws the pass compares with (the half not used to fit q).
+// For draws of p, a new draw of p falls beyond the extreme of N_eff
+// effective draws with probability about 1/N_eff (exactly 1/(N+1) for
+// independent draws), and that probability exceeds c/N_eff with
+// probability about e^-c. So the check warns when the chains' fraction
+// beyond exceeds c/N_eff with c = ln(2 m passes / alpha), m the number of
+// quantities: a false-alarm rate of about alpha per run (the union
+// bound over quantities, sides and passes), provided the independence
+// chains found several distinct points there (one heavy-weighted draw of
+// q's tail is not evidence).
+
+// Settings of the check; docs/diagnostics.md states them.
+const (
+	// coverageAlpha is the false-alarm rate per Evidence call on draws
+	// of p (before the independence chains' own noise, which the
+	// distinct-points rule guards against).
+	coverageAlpha = 1e-3
+	// coverageWideFrac is the number of fresh draws from the widened
+	// proposal, as a fraction of the pass's proposal draws: the check's
+	// cost in log-density calls.
+	coverageWideFrac = 0.1
+	// coverageWideScale widens the flow's base normal.
+	coverageWideScale = 1.5
+	// coverageChains is the number of independence chains per pass: each
+	// takes a contiguous share of the shuffled proposals and starts at
+	// its first proposal.
+	coverageChains = 8
+	// coverageMinPoints is the least number of distinct points beyond the
+	// range that the independence chains must have visited for a warning.
+	coverageMinPoints = 4
+)
+
+// coverageQuantities are the quantities the check compares: the d
+// coordinates, then log p.
+func coverageQuantities(d int) int { return d + 1 }
+
+// coveragePool collects one pass's proposals for the independence chains:
+// the bridge's proposal draws and the widened proposal's, with log p, log q
+// and the log density of the widened proposal at each, and which
+// coordinates each lies beyond the posterior draws' range in.
+type coveragePool struct {
+	d      int
+	f      *flow.Flow // nil: q is not a flow and cannot be widened
+	lo, hi []float64  // the posterior draws' range: coordinates, then log p
+	nq, nw int        // draws from q and from the widened copy
+	tau    float64    // the pass's autocorrelation time of log q/p
+	// useLogP is log p at the pass's posterior draws; calls the
+	// log-density calls spent on the widened draws.
+	useLogP  []float64
+	calls    int64
+	logp     []float64
+	logq     []float64
+	logqWide []float64 // NaN when f is nil
+	// beyondAt lists, per proposal, the codes 2k (below the range of
+	// quantity k) and 2k+1 (above) it exceeds, as (proposal, code) pairs;
+	// beyondVal holds the quantity's value there, so that the warning
+	// can say how far beyond the range the mass lies.
+	beyondAt   []int32
+	beyondCode []int32
+	beyondVal  []float64
+}
+
+// newCoveragePool returns the pool for a bridge pass with proposal q on
+// the halves h, lp being log p at h.use and tau the autocorrelation time
+// there. The range the check compares with is that of every posterior
+// draw the passes use (all draws when cross-fitting, else h.use): its
+// coordinates now, its log p once every pass has evaluated it
+// (coverageRun). It returns nil when the check is off (or the method is
+// not Bridge).
+func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau float64, warp bool) *coveragePool {
+	if e.cfg.NoCoverageCheck || e.cfg.Method != Bridge || warp {
+		return nil
+	}
+	d := e.s.Dim
+	m := coverageQuantities(d)
+	cp := &coveragePool{d: d, lo: make([]float64, m), hi: make([]float64, m), tau: tau, useLogP: lp}
+	cp.f, _ = q.(*flow.Flow)
+	for k := range m {
+		cp.lo[k], cp.hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	all := [][]float64{h.use}
+	if !e.cfg.NoCrossFit {
+		all = e.s.Chains
+	}
+	for _, c := range all {
+		for i, v := range c {
+			k := i % d
+			cp.lo[k] = math.Min(cp.lo[k], v)
+			cp.hi[k] = math.Max(cp.hi[k], v)
+		}
+	}
+	return cp
+}
+
+// observe adds the bridge's proposal draws y, with log q lq and log p lp,
+// to the pool.
+func (cp *coveragePool) observe(y, lq, lp []float64) { cp.add(y, lq, lp, nil, false) }
+
+// add records proposals y (row-major) with log q lq and log p lp; wide
+// says they come from the widened copy, whose log density lw is then
+// given (nil otherwise: it is computed here when q is a flow).
+func (cp *coveragePool) add(y, lq, lp, lw []float64, wide bool) {
+	d := cp.d
+	n := len(lq)
+	base := len(cp.logp)
+	cp.logp = append(cp.logp, lp...)
+	cp.logq = append(cp.logq, lq...)
+	if lw == nil {
+		lw = make([]float64, n)
+		if cp.f != nil {
+			cp.wideLogProb(lw, y)
+		} else {
+			for i := range lw {
+				lw[i] = math.NaN()
+			}
+		}
+	}
+	cp.logqWide = append(cp.logqWide, lw...)
+	if wide {
+		cp.nw += n
+	} else {
+		cp.nq += n
+	}
+	for i := range n {
+		for k := range d {
+			v := y[i*d+k]
+			code := -1
+			switch {
+			case v < cp.lo[k]:
+				code = 2 * k
+			case v > cp.hi[k]:
+				code = 2*k + 1
+			}
+			if code >= 0 && !math.IsInf(lp[i], -1) {
+				cp.beyondAt = append(cp.beyondAt, int32(base+i))
+				cp.beyondCode = append(cp.beyondCode, int32(code))
+				cp.beyondVal = append(cp.beyondVal, v)
+			}
+		}
+	}
+}
+
+// wideLogProb writes the log density of the widened flow at y: the flow's
+// map to its base, whose normal has standard deviation coverageWideScale.
+func (cp *coveragePool) wideLogProb(dst, y []float64) {
+	d := cp.d
+	z := make([]float64, len(dst)*d)
+	ld := make([]float64, len(dst))
+	cp.f.Forward(z, ld, y)
+	for i := range dst {
+		dst[i] = ld[i] + wideBaseLogProb(z[i*d:(i+1)*d])
+	}
+}
+
+func wideBaseLogProb(z []float64) float64 {
+	s := coverageWideScale
+	v := -float64(len(z)) * (math.Log(s) + 0.5*math.Log(2*math.Pi))
+	for _, zj := range z {
+		if math.IsNaN(zj) {
+			return math.Inf(-1) // outside the support
+		}
+		v -= 0.5 * zj * zj / (s * s)
+	}
+	return v
+}
+
+// drawWide completes a pass's pool with fresh draws from the widened
+// flow, a fraction coverageWideFrac of the pass's proposal draws, and
+// evaluates log p on them: the check's only log-density calls. cp may be
+// nil (the check is off). drawStream tells the passes apart.
+func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
+	if cp == nil || cp.f == nil {
+		return nil
+	}
+	n := int(math.Ceil(coverageWideFrac * float64(cp.nq)))
+	if n < 1 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(e.cfg.Seed, coverageStream(drawStream)))
+	d := cp.d
+	z := make([]float64, n*d)
+	for i := range z {
+		z[i] = coverageWideScale * rng.NormFloat64()
+	}
+	y := make([]float64, n*d)
+	ld := make([]float64, n)
+	cp.f.Inverse(y, ld, z)
+	lw := make([]float64, n)
+	for i := range lw {
+		lw[i] = wideBaseLogProb(z[i*d:(i+1)*d]) - ld[i]
+	}
+	lq := make([]float64, n)
+	cp.f.LogProb(lq, y)
+	lp := make([]float64, n)
+	calls := e.ev.calls
+	if err := e.ev.eval(lp, y); err != nil {
+		return fmt.Errorf("%w (in the coverage check's draws from the widened proposal)", err)
+	}
+	cp.calls += e.ev.calls - calls
+	cp.add(y, lq, lp, lw, true)
+	return nil
+}
+
+func coverageStream(drawStream uint64) uint64 {
+	if drawStream == streamDrawsSwapped {
+		return streamCoverageSwapped
+	}
+	return streamCoverage
+}
+
+// coverageStat is the check's outcome: for the worst quantity and side,
+// the independence chains' fraction of draws beyond the range, the limit
+// it is compared with and the distinct points they visited there.
+type coverageStat struct {
+	frac, limit float64
+	points      int
+	code        int // 2k: below quantity k, 2k+1: above; -1: none
+	// far is the most extreme value of the quantity the independence
+	// chains visited beyond the range, edge the range's end.
+	far, edge float64
+	neff      float64 // effective number of posterior draws
+	steps     int     // the independence chains' total length
+}
+
+// coverageTally accumulates the independence chains' visits beyond the
+// range over the passes' pools.
+type coverageTally struct {
+	steps   []int            // per code: chain steps beyond
+	visited []map[int32]bool // per code: the distinct pool entries visited
+	far     []float64        // per code: the most extreme value visited
+	total   int              // chain steps in all
+}
+
+// run runs the independence chains over the pool and adds their visits
+// beyond the range to t.
+func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
+	n := cp.nq + cp.nw
+	if n < 2*coverageChains {
+		return
+	}
+	d := cp.d
+	for i, v := range cp.logp {
+		code := -1
+		switch {
+		case math.IsInf(v, -1):
+		case v < cp.lo[d]:
+			code = 2 * d
+		case v > cp.hi[d]:
+			code = 2*d + 1
+		}
+		if code >= 0 {
+			cp.beyondAt = append(cp.beyondAt, int32(i))
+			cp.beyondCode = append(cp.beyondCode, int32(code))
+			cp.beyondVal = append(cp.beyondVal, v)
+		}
+	}
+	// log w = log p - log q_mix, q_mix the pool's mixture of q and its
+	// widened copy in the proportions drawn.
+	lw := make([]float64, n)
+	fq, fw := math.Log(float64(cp.nq)/float64(n)), math.Log(float64(cp.nw)/float64(n))
+	for i := range n {
+		lm := cp.logq[i]
+		if cp.nw > 0 {
+			lm = logAddExp(fq+cp.logq[i], fw+cp.logqWide[i])
+		}
+		lw[i] = cp.logp[i] - lm
+		if math.IsNaN(lw[i]) {
+			lw[i] = math.Inf(-1)
+		}
+	}
+	beyond := make(map[int32][]int32) // pool entry -> indices into beyond*
+	for j, at := range cp.beyondAt {
+		beyond[at] = append(beyond[at], int32(j))
+	}
+	perm := rng.Perm(n)
+	for c := range coverageChains {
+		seg := perm[c*n/coverageChains : (c+1)*n/coverageChains]
+		cur := seg[0]
+		for _, j := range seg[1:] {
+			// Accept with probability min(1, w(j)/w(cur)); a chain that
+			// starts where p is zero leaves at the first point where it
+			// is not.
+			switch {
+			case math.IsInf(lw[j], -1):
+			case math.IsInf(lw[cur], -1) || lw[j] >= lw[cur] || rng.Float64() < math.Exp(lw[j]-lw[cur]):
+				cur = j
+			}
+			t.total++
+			for _, b := range beyond[int32(cur)] {
+				k := cp.beyondCode[b]
+				t.steps[k]++
+				if t.visited[k] == nil {
+					t.visited[k] = make(map[int32]bool)
+				}
+				if !t.visited[k][b] {
+					t.visited[k][b] = true
+					v := cp.beyondVal[b]
+					if k%2 == 0 {
+						t.far[k] = math.Min(t.far[k], v)
+					} else {
+						t.far[k] = math.Max(t.far[k], v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// coverageRun runs the independence chains of every pass and returns the
+// worst quantity and side. It needs log p at every posterior draw the
+// passes use (the pools' useLogP).
+func (e *estimation) coverageRun() coverageStat {
+	d := e.s.Dim
+	st := coverageStat{code: -1, frac: math.NaN(), limit: math.NaN()}
+	if len(e.covPools) == 0 {
+		return st
+	}
+	// The log p range: every pass's posterior draws (all draws when
+	// cross-fitting).
+	n := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, cp := range e.covPools {
+		n += len(cp.useLogP)
+		for _, v := range cp.useLogP {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, cp := range e.covPools {
+		cp.lo[d], cp.hi[d] = lo, hi
+	}
+	m := coverageQuantities(d)
+	t := &coverageTally{steps: make([]int, 2*m), visited: make([]map[int32]bool, 2*m), far: make([]float64, 2*m)}
+	for k := range t.far {
+		t.far[k] = math.NaN()
+		if k%2 == 0 {
+			t.far[k] = math.Inf(1)
+		} else {
+			t.far[k] = math.Inf(-1)
+		}
+	}
+	tau := 0.0
+	for i, cp := range e.covPools {
+		tau += cp.tau / float64(len(e.covPools))
+		// The chains' own stream, one per pass.
+		cp.run(t, rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, streamCoverage), uint64(i))))
+	}
+	if t.total == 0 {
+		return st
+	}
+	st.neff = float64(n)
+	if !e.s.Independent {
+		st.neff /= math.Max(tau, 1)
+	}
+	st.steps = t.total
+	st.limit = coverageLimit(t.total, st.neff, m)
+	st.frac = 0
+	worst := -1.0
+	for k, s := range t.steps {
+		f := float64(s) / float64(t.total)
+		if r := f / st.limit; len(t.visited[k]) >= coverageMinPoints && r > worst {
+			worst = r
+			st.frac, st.points, st.code = f, len(t.visited[k]), k
+		}
+	}
+	if st.code < 0 {
+		return st
+	}
+	q := st.code / 2
+	st.edge = e.covPools[0].lo[q]
+	if st.code%2 == 1 {
+		st.edge = e.covPools[0].hi[q]
+	}
+	st.far = t.far[st.code]
+	return st
+}
+
+// coverageLimit is the fraction of n steps of the independence chains
+// beyond the range of neff effective posterior draws that chance exceeds,
+// on draws of p, with probability coverageAlpha over the 2m quantities
+// and sides. A new draw of p falls beyond the extreme of neff draws with
+// probability U/neff, U about exponential with mean 1; given U, the steps
+// beyond are about Poisson with mean λU, λ = n/neff. Their mixture is
+// geometric, P(S >= s) = (λ/(1+λ))^s, so the limit is s/n with
+// s = ln(2m/alpha) / ln(1 + 1/λ): about c/neff, c = ln(2m/alpha), when
+// λ is large, and more counts than chance gives when it is small. The
+// independence chains' steps cluster (a chain stays at a point of high
+// p/q), which the bound ignores; the distinct-points rule
+// (coverageMinPoints) guards against a single heavy point.
+func coverageLimit(n int, neff float64, m int) float64 {
+	lambda := float64(n) / neff
+	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/lambda)
+	return s / float64(n)
+}
+
+// diagnoseCoverage runs the coverage check's independence chains and
+// warns when they found mass of p beyond the posterior draws' range.
+func (e *estimation) diagnoseCoverage() {
+	if len(e.covPools) == 0 {
+		return
+	}
+	st := e.coverageRun()
+	for _, cp := range e.covPools {
+		e.diag.CoverageCalls += cp.calls
+	}
+	e.diag.CoverageFrac, e.diag.CoverageLimit = st.frac, st.limit
+	if st.code < 0 {
+		return
+	}
+	k := st.code / 2
+	if k == e.s.Dim {
+		k = -1
+	}
+	side, where, end := -1, "below", "lowest"
+	if st.code%2 == 1 {
+		side, where, end = 1, "above", "highest"
+	}
+	e.diag.CoverageWhere, e.diag.CoverageSide = k, side
+	if !(st.frac > st.limit) {
+		return
+	}
+	e.warn("the chains appear to miss part of p: independence Metropolis-Hastings chains proposed by the fitted proposal "+
+		"and targeting p spend %.2g of their draws %s the range of the posterior draws in %s (the draws' %s value is %.4g; "+
+		"the independence chains reach %.4g, at %d distinct points), where draws of p would leave about %.2g (limit %.2g); "+
+		"ln Z is then low by about the mass the chains missed, and its error bar does not show it; likely causes: "+
+		"a region the sampler cannot enter (a funnel's neck, heavy tails, a mode no chain found) or draws truncated by a "+
+		"bound or a filter; run the sampler longer or from dispersed starts, reparameterize, or check the draws' bounds",
+		st.frac, where, coordName(k), end, st.edge, st.far, st.points, 1/(st.neff+1), st.limit)
+}

@@ -1,0 +1,162 @@
+package gbs_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/problems"
+)
+
+// necklessFunnel returns n exact draws of the funnel with its neck cut
+// away (x1 < -1.5, about 7% of the mass): draws that miss a region in the
+// same way in every chain.
+func necklessFunnel(p *problems.Problem, n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	x := make([]float64, 0, n*p.Dim)
+	buf := make([]float64, p.Dim)
+	for len(x) < n*p.Dim {
+		p.Sample(buf, rng)
+		if buf[0] >= -1.5 {
+			x = append(x, buf...)
+		}
+	}
+	return x
+}
+
+// truncatedT returns n exact draws of p with the fraction cut of the
+// largest |x| removed (the tails cut away), or all draws when cut is 0.
+func truncatedT(p *problems.Problem, n int, cut float64, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	d := p.Dim
+	r2 := func(x []float64) float64 {
+		var s float64
+		for _, v := range x {
+			s += v * v
+		}
+		return s
+	}
+	limit := math.Inf(1)
+	if cut > 0 {
+		ref := make([]float64, 100000*d)
+		p.Sample(ref, rng)
+		rs := make([]float64, 100000)
+		for i := range rs {
+			rs[i] = r2(ref[i*d : (i+1)*d])
+		}
+		slices.Sort(rs)
+		limit = rs[int((1-cut)*float64(len(rs)))]
+	}
+	x := make([]float64, 0, n*d)
+	buf := make([]float64, d)
+	for len(x) < n*d {
+		p.Sample(buf, rng)
+		if r2(buf) < limit {
+			x = append(x, buf...)
+		}
+	}
+	return x
+}
+
+const coverageWarning = "the chains appear to miss part of p"
+
+func coverageWarned(r *gbs.Result) bool {
+	for _, w := range r.Warnings {
+		if strings.Contains(w, coverageWarning) {
+			return true
+		}
+	}
+	return false
+}
+
+// The funnel's neck cut away: the bridge's ln Z comes back many σ low and
+// no other check can see it (every draw misses the same region); the
+// coverage check flags it, at coordinate 0 below the draws' range, for a
+// tenth of n_q in log-density calls. The exact draws of the same seed
+// raise no warning.
+func TestCoverageNecklessFunnel(t *testing.T) {
+	p := problems.Funnel()
+	const n = 10000
+	for _, cut := range []bool{true, false} {
+		var x []float64
+		if cut {
+			x = necklessFunnel(p, n, 1)
+		} else {
+			x = make([]float64, n*p.Dim)
+			p.Sample(x, rand.New(rand.NewPCG(1, 0)))
+		}
+		s := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Independent: true}
+		res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 1, Lower: p.Lower, Upper: p.Upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dg := res.Diagnostics
+		t.Logf("neck cut %v: ln Z %+.4f ± %.4f off (%.1f σ); coverage fraction %.3g, limit %.3g, where %d side %d, %d calls of %d",
+			cut, res.LogZ-p.LogZ, res.LogZErr, (res.LogZ-p.LogZ)/res.LogZErr, dg.CoverageFrac, dg.CoverageLimit,
+			dg.CoverageWhere, dg.CoverageSide, dg.CoverageCalls, res.NCall)
+		// The cost: one tenth of the proposal draws, counted in NCall
+		// (log p evaluated at the n draws, n_q proposal draws, and the
+		// check's).
+		if want := int64(math.Ceil(0.1*float64(res.NQ/2))) * 2; dg.CoverageCalls > want+2 || dg.CoverageCalls < want-2 {
+			t.Errorf("the check spent %d log-density calls, want about n_q/10 = %d", dg.CoverageCalls, want)
+		}
+		if want := int64(n+res.NQ) + dg.CoverageCalls; res.NCall != want {
+			t.Errorf("NCall = %d, want n + n_q + the check's calls = %d", res.NCall, want)
+		}
+		if !cut {
+			if coverageWarned(res) || !(dg.CoverageFrac <= dg.CoverageLimit) {
+				t.Errorf("exact draws: coverage fraction %.3g, limit %.3g, warnings %q", dg.CoverageFrac, dg.CoverageLimit, res.Warnings)
+			}
+			continue
+		}
+		if !coverageWarned(res) || !(dg.CoverageFrac > dg.CoverageLimit) {
+			t.Fatalf("neck-less draws not flagged: coverage fraction %.3g, limit %.3g, warnings %q", dg.CoverageFrac, dg.CoverageLimit, res.Warnings)
+		}
+		if dg.CoverageWhere != 0 || dg.CoverageSide != -1 {
+			t.Errorf("flagged at quantity %d side %d, want coordinate 0 below the range", dg.CoverageWhere, dg.CoverageSide)
+		}
+	}
+}
+
+// A Student-t with its tails cut away (the 15% of the mass at the largest
+// radii): flagged, in log p below the draws' range; the full Student-t
+// is not; the setting turns the check off.
+func TestCoverageTruncatedStudentT(t *testing.T) {
+	p := problems.StudentT(6, 4)
+	const n = 8000
+	for _, tc := range []struct {
+		cut  float64
+		off  bool
+		want bool
+	}{{0.15, false, true}, {0, false, false}, {0.15, true, false}} {
+		s := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{truncatedT(p, n, tc.cut, 2)}, Independent: true}
+		res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 2, NoCoverageCheck: tc.off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dg := res.Diagnostics
+		t.Logf("cut %.2f off %v: ln Z %+.4f ± %.4f; coverage fraction %.3g, limit %.3g, where %d side %d, %d calls",
+			tc.cut, tc.off, res.LogZ-p.LogZ, res.LogZErr, dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, dg.CoverageCalls)
+		if got := coverageWarned(res); got != tc.want {
+			t.Errorf("cut %.2f, check off %v: warned %v, want %v (warnings %q)", tc.cut, tc.off, got, tc.want, res.Warnings)
+		}
+		switch {
+		case tc.off:
+			if dg.CoverageCalls != 0 || !math.IsNaN(dg.CoverageFrac) || res.NCall != int64(n+res.NQ) {
+				t.Errorf("check off: %d calls, fraction %v, NCall %d", dg.CoverageCalls, dg.CoverageFrac, res.NCall)
+			}
+		case tc.want:
+			if dg.CoverageWhere != -1 || dg.CoverageSide != -1 {
+				t.Errorf("flagged at quantity %d side %d, want log p below the range", dg.CoverageWhere, dg.CoverageSide)
+			}
+			// The independence chains find about the missed mass.
+			if !(dg.CoverageFrac > 0.05) {
+				t.Errorf("coverage fraction %.3g, want about the 0.15 cut away", dg.CoverageFrac)
+			}
+		}
+	}
+}
