@@ -57,6 +57,12 @@ const (
 	// takes a contiguous share of the shuffled proposals and starts at
 	// its first proposal.
 	coverageChains = 8
+	// coverageSafety multiplies the limit that the bound for draws of p
+	// gives: the independence chains are not at stationarity when q is
+	// poor (on exact banana draws, with Pareto k-hat near 1, they reach
+	// 1.5 times the bound at log p below the draws' range), and their
+	// steps cluster at points of high p/q.
+	coverageSafety = 2
 	// coverageMinPoints is the least number of distinct points beyond the
 	// range that the independence chains must have visited for a warning.
 	coverageMinPoints = 4
@@ -421,7 +427,7 @@ func (e *estimation) coverageRun() coverageStat {
 func coverageLimit(n int, neff float64, m int) float64 {
 	lambda := float64(n) / neff
 	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/lambda)
-	return s / float64(n)
+	return coverageSafety * s / float64(n)
 }
 
 // diagnoseCoverage runs the coverage check's independence chains and

@@ -1,0 +1,263 @@
+// Command gbs-coverage measures the evidence's coverage check (issue 22):
+// its false alarms on draws that cover p, its power on draws that miss a
+// region of p, and its cost in log-density calls. It prints one JSON line
+// per run and a summary table on stderr.
+//
+//	go run ./cmd/gbs-coverage -seeds 16 > coverage.jsonl
+//
+// Clean cases (the check must stay silent): exact draws of the funnel,
+// banana and Cauchy problems; NUTS draws of the ring (gbs.Pipeline, which
+// has no exact sampler); exact draws of held-out targets (a correlated
+// Gaussian, two Student-t, a Gaussian mixture). Cases with missed mass
+// (the check should warn): the funnel with its neck cut away (x1 < -1.5,
+// 7% of the mass) and Student-t draws with the largest radii cut away.
+// Optional: "funnel-nuts", NUTS draws of the funnel at the benchmark's
+// budget, which under-visit the neck by a varying amount.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/problems"
+)
+
+// Run is one JSON line of output.
+type Run struct {
+	Case      string  `json:"case"`
+	Clean     bool    `json:"clean"`
+	Seed      uint64  `json:"seed"`
+	Warned    bool    `json:"warned"`
+	Frac      float64 `json:"frac"`
+	Limit     float64 `json:"limit"`
+	Where     int     `json:"where"`
+	Side      int     `json:"side"`
+	Calls     int64   `json:"calls"`
+	NQ        int     `json:"nq"`
+	NCall     int64   `json:"ncall"`
+	DLogZ     float64 `json:"dlogz"`
+	LogZErr   float64 `json:"logzerr"`
+	OtherWarn int     `json:"other_warnings"`
+	Seconds   float64 `json:"seconds"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// source makes the draws of one run.
+type source struct {
+	name  string
+	clean bool
+	p     *problems.Problem
+	// draws returns exact draws (nil to use NUTS through gbs.Pipeline).
+	draws func(seed uint64) []float64
+}
+
+func main() {
+	seeds := flag.Int("seeds", 16, "seeds per case (1..seeds)")
+	first := flag.Int("first", 1, "first seed")
+	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
+	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
+		"comma-separated cases; also funnel-nuts")
+	flag.Parse()
+	srcs := map[string]source{}
+	for _, s := range sources(*n) {
+		srcs[s.name] = s
+	}
+	var runs []Run
+	enc := json.NewEncoder(os.Stdout)
+	for _, c := range strings.Split(*cases, ",") {
+		src, ok := srcs[c]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "unknown case %q\n", c)
+			os.Exit(2)
+		}
+		for seed := uint64(*first); seed < uint64(*first+*seeds); seed++ {
+			r := run(src, seed)
+			runs = append(runs, r)
+			_ = enc.Encode(r)
+		}
+	}
+	summarize(runs)
+}
+
+func exact(p *problems.Problem, n int) func(uint64) []float64 {
+	return func(seed uint64) []float64 {
+		x := make([]float64, n*p.Dim)
+		p.Sample(x, rand.New(rand.NewPCG(seed, 0xc0)))
+		return x
+	}
+}
+
+func sources(n int) []source {
+	funnel := problems.Funnel()
+	t6 := problems.StudentT(6, 4)
+	t10 := problems.StudentT(10, 2)
+	mix := problems.StandardMixture(4)
+	gauss := problems.CorrelatedGaussian(10, problems.CorrelatedSeed, 0)
+	return []source{
+		{"funnel", true, funnel, exact(funnel, n)},
+		{"banana", true, problems.Banana(), exact(problems.Banana(), n)},
+		{"cauchy", true, problems.Cauchy(), exact(problems.Cauchy(), n)},
+		{"ring", true, problems.Ring(), nil},
+		{"funnel-nuts", true, funnel, nil},
+		{"gaussian", true, gauss, exact(gauss, n)},
+		{"student-t", true, t6, exact(t6, n)},
+		{"student-t-heavy", true, t10, exact(t10, n)},
+		{"mixture", true, mix, exact(mix, n)},
+		{"funnel-neckless", false, funnel, func(seed uint64) []float64 {
+			return keep(funnel, n, seed, func(x []float64) bool { return x[0] >= -1.5 })
+		}},
+		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15)},
+		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05)},
+	}
+}
+
+// keep returns n exact draws of p that pass the filter.
+func keep(p *problems.Problem, n int, seed uint64, ok func(x []float64) bool) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0xc0))
+	x := make([]float64, 0, n*p.Dim)
+	buf := make([]float64, p.Dim)
+	for len(x) < n*p.Dim {
+		p.Sample(buf, rng)
+		if ok(buf) {
+			x = append(x, buf...)
+		}
+	}
+	return x
+}
+
+// radiusCut draws from p without the fraction cut of its mass at the
+// largest radii (the tails cut away); the radius is p's (1-cut) quantile,
+// from 10^5 reference draws.
+func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
+	r2 := func(x []float64) float64 {
+		var s float64
+		for _, v := range x {
+			s += v * v
+		}
+		return s
+	}
+	ref := make([]float64, 100000*p.Dim)
+	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
+	rs := make([]float64, 100000)
+	for i := range rs {
+		rs[i] = r2(ref[i*p.Dim : (i+1)*p.Dim])
+	}
+	slices.Sort(rs)
+	limit := rs[int((1-cut)*float64(len(rs)))]
+	return func(seed uint64) []float64 {
+		return keep(p, n, seed, func(x []float64) bool { return r2(x) < limit })
+	}
+}
+
+func run(src source, seed uint64) Run {
+	p := src.p
+	r := Run{Case: src.name, Clean: src.clean, Seed: seed}
+	start := time.Now()
+	var res *gbs.Result
+	var err error
+	ctx := context.Background()
+	if src.draws != nil {
+		x := src.draws(seed)
+		const chains = 8
+		m := len(x) / p.Dim / chains
+		s := &gbs.Samples{Dim: p.Dim, Independent: true}
+		for c := range chains {
+			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
+		}
+		res, err = gbs.Evidence(ctx, p.LogProbBatch, s, &gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
+	} else {
+		// The benchmark's budget: 8 chains of 2500 iterations, a fifth
+		// warm-up.
+		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}}
+		var pr *gbs.PipelineResult
+		grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+		if pr, err = gbs.Pipeline(ctx, grad, p.Dim, set); err == nil {
+			res = pr.Evidence
+		}
+	}
+	r.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	dg := res.Diagnostics
+	r.Frac, r.Limit, r.Where, r.Side, r.Calls = dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, dg.CoverageCalls
+	r.NQ, r.NCall, r.DLogZ, r.LogZErr = res.NQ, res.NCall, res.LogZ-p.LogZ, res.LogZErr
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "the chains appear to miss part of p") {
+			r.Warned = true
+		} else {
+			r.OtherWarn++
+		}
+	}
+	return r
+}
+
+func summarize(runs []Run) {
+	type agg struct {
+		clean                  bool
+		n, warned, errs, other int
+		ratios, cost, dz       []float64
+	}
+	byCase := map[string]*agg{}
+	var order []string
+	for _, r := range runs {
+		a := byCase[r.Case]
+		if a == nil {
+			a = &agg{clean: r.Clean}
+			byCase[r.Case] = a
+			order = append(order, r.Case)
+		}
+		a.n++
+		if r.Error != "" {
+			a.errs++
+			continue
+		}
+		if r.Warned {
+			a.warned++
+		}
+		if r.OtherWarn > 0 {
+			a.other++
+		}
+		a.ratios = append(a.ratios, r.Frac/r.Limit)
+		a.cost = append(a.cost, float64(r.Calls)/float64(r.NQ))
+		a.dz = append(a.dz, r.DLogZ/r.LogZErr)
+	}
+	w := tabwriter.NewWriter(os.Stderr, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "case\tclean\truns\tcoverage warnings\tfrac/limit median\tmax\tcalls/n_q\tmedian dlnZ/σ\tother warnings\terrors")
+	for _, c := range order {
+		a := byCase[c]
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%.2g\t%.2g\t%.3f\t%+.1f\t%d\t%d\n", c, a.clean, a.n, a.warned,
+			median(a.ratios), maxOf(a.ratios), median(a.cost), median(a.dz), a.other, a.errs)
+	}
+	w.Flush()
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
