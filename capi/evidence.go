@@ -46,22 +46,26 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if o.cross_fit != C.GBS_CROSS_FIT_AUTO && o.cross_fit != C.GBS_CROSS_FIT_OFF {
 		return gbs.Settings{}, argError("%s.cross_fit = %d is not a GBS_CROSS_FIT_* value", name, int32(o.cross_fit))
 	}
+	if o.coverage_check != C.GBS_COVERAGE_CHECK_AUTO && o.coverage_check != C.GBS_COVERAGE_CHECK_OFF {
+		return gbs.Settings{}, argError("%s.coverage_check = %d is not a GBS_COVERAGE_CHECK_* value", name, int32(o.coverage_check))
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return gbs.Settings{}, err
 	}
 	return gbs.Settings{
-		NoCrossFit: o.cross_fit == C.GBS_CROSS_FIT_OFF,
-		Method:     m,
-		NQ:         int(o.n_q),
-		Seed:       uint64(o.seed),
-		FErr:       float64(o.f_err),
-		FEva:       float64(o.f_eva),
-		Lower:      lo,
-		Upper:      hi,
-		BatchSize:  int(o.batch_size),
-		Concurrent: flag(o.concurrent),
-		Log:        logger(o.verbose),
+		NoCrossFit:      o.cross_fit == C.GBS_CROSS_FIT_OFF,
+		NoCoverageCheck: o.coverage_check == C.GBS_COVERAGE_CHECK_OFF,
+		Method:          m,
+		NQ:              int(o.n_q),
+		Seed:            uint64(o.seed),
+		FErr:            float64(o.f_err),
+		FEva:            float64(o.f_eva),
+		Lower:           lo,
+		Upper:           hi,
+		BatchSize:       int(o.batch_size),
+		Concurrent:      flag(o.concurrent),
+		Log:             logger(o.verbose),
 	}, nil
 }
 
@@ -122,9 +126,12 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 	copyResult(out, &full)
 }
 
-// resultSizeV1 is sizeof(gbs_result) in ABI version 1, which callers built
-// against that header still pass.
-const resultSizeV1 = C.GBS_RESULT_SIZE_V1
+// resultSizeV1 and resultSizeV2 are sizeof(gbs_result) in ABI versions 1
+// and 2, which callers built against those headers still pass.
+const (
+	resultSizeV1 = C.GBS_RESULT_SIZE_V1
+	resultSizeV2 = C.GBS_RESULT_SIZE_V2
+)
 
 // copyResult writes the first out.size bytes of full (at most all of it)
 // into out: a caller of ABI version 1 has a shorter struct.
@@ -163,6 +170,11 @@ func diagnosticsToC(d *gbs.Diagnostics) C.gbs_diagnostics {
 		consistency_z:      C.double(d.TiltZ),
 		is_z:               C.double(d.ISZ),
 		hm_z:               C.double(d.HMZ),
+		coverage_frac:      C.double(d.CoverageFrac),
+		coverage_limit:     C.double(d.CoverageLimit),
+		coverage_where:     C.int64_t(d.CoverageWhere),
+		coverage_side:      C.int64_t(d.CoverageSide),
+		coverage_calls:     C.int64_t(d.CoverageCalls),
 	}
 }
 
@@ -172,8 +184,9 @@ func startResult(result *C.gbs_result) error {
 	if result == nil {
 		return argError("gbs_result is NULL")
 	}
-	// A struct of ABI version 1 is shorter by the diagnostics.
-	if uintptr(result.size) != uintptr(resultSizeV1) {
+	// A struct of ABI version 1 is shorter by the diagnostics, one of
+	// version 2 by the coverage fields at their end.
+	if s := uintptr(result.size); s != uintptr(resultSizeV1) && s != uintptr(resultSizeV2) {
 		if err := checkOut(result, "gbs_result"); err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 const maxStructSize = 1 << 16
 
 // abiVersion is the ABI version of the structs below (GBS_ABI_VERSION).
-const abiVersion = 2
+const abiVersion = 3
 
 // readOptions returns a copy of the options struct at p, whose first
 // field is its size_t size, or the zero value (all defaults) if p is nil.

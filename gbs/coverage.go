@@ -57,11 +57,16 @@ const (
 	// takes a contiguous share of the shuffled proposals and starts at
 	// its first proposal.
 	coverageChains = 8
+	// coverageBurnIn is the fraction of each independence chain's steps
+	// discarded: the chains start at draws of q, not of p (without it,
+	// on exact banana draws with Pareto k-hat near 1, the chains' first
+	// steps put up to 1.8 times the limit below the draws' range of
+	// log p; with it, none).
+	coverageBurnIn = 0.1
 	// coverageSafety multiplies the limit that the bound for draws of p
-	// gives: the independence chains are not at stationarity when q is
-	// poor (on exact banana draws, with Pareto k-hat near 1, they reach
-	// 1.5 times the bound at log p below the draws' range), and their
-	// steps cluster at points of high p/q.
+	// gives: the bound takes the independence chains at stationarity
+	// and their steps as independent, while they cluster at points of
+	// high p/q.
 	coverageSafety = 2
 	// coverageMinPoints is the least number of distinct points beyond the
 	// range that the independence chains must have visited for a warning.
@@ -314,7 +319,8 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 	for c := range coverageChains {
 		seg := perm[c*n/coverageChains : (c+1)*n/coverageChains]
 		cur := seg[0]
-		for _, j := range seg[1:] {
+		for step, j := range seg[1:] {
+			burn := step < int(coverageBurnIn*float64(len(seg)))
 			// Accept with probability min(1, w(j)/w(cur)); a chain that
 			// starts where p is zero leaves at the first point where it
 			// is not.
@@ -322,6 +328,9 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 			case math.IsInf(lw[j], -1):
 			case math.IsInf(lw[cur], -1) || lw[j] >= lw[cur] || rng.Float64() < math.Exp(lw[j]-lw[cur]):
 				cur = j
+			}
+			if burn {
+				continue
 			}
 			t.total++
 			for _, b := range beyond[int32(cur)] {

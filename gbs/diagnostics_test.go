@@ -154,9 +154,9 @@ func TestDiagnosticsSpotCheck(t *testing.T) {
 	if res.Diagnostics.SpotChecked != spotCheckDraws || len(res.Warnings) != 0 {
 		t.Errorf("clean: spot-checked %d draws, warnings %q", res.Diagnostics.SpotChecked, res.Warnings)
 	}
-	// Counted in NCall: without log p given, every draw is evaluated.
-	if res.NCall != int64(res.NQ+spotCheckDraws) {
-		t.Errorf("clean: NCall = %d, want n_q + %d = %d", res.NCall, spotCheckDraws, res.NQ+spotCheckDraws)
+	// Counted in NCall, with the coverage check's calls.
+	if want := int64(res.NQ+spotCheckDraws) + res.Diagnostics.CoverageCalls; res.NCall != want {
+		t.Errorf("clean: NCall = %d, want n_q + %d + the coverage check's %d = %d", res.NCall, spotCheckDraws, res.Diagnostics.CoverageCalls, want)
 	}
 
 	shuffled := &Samples{Dim: d, Chains: s.Chains}

@@ -34,7 +34,8 @@
  *   size gives all defaults); a NULL options pointer also means all defaults.
  *   A size smaller than the struct of ABI version 1 is an error
  *   (GBS_ERR_ARGUMENT); a struct that grew in a later ABI version also
- *   accepts the size it had before (gbs_result: GBS_RESULT_SIZE_V1), and
+ *   accepts the sizes it had before (gbs_result: GBS_RESULT_SIZE_V1 and
+ *   GBS_RESULT_SIZE_V2), and
  *   the library then fills only the fields that size holds, so programs
  *   built against an older header keep working unchanged.  A larger size (a struct from a newer header) is
  *   accepted when the bytes this library does not know are all zero.
@@ -88,8 +89,10 @@ extern "C" {
 /* ABI version of this header.  gbs_abi_version() returns the library's,
  * which must be at least the header's: a library serves callers built
  * against its own and every older header.  Version 2 added
- * gbs_result.diagnostics. */
-#define GBS_ABI_VERSION 2
+ * gbs_result.diagnostics, version 3 the coverage check
+ * (gbs_evidence_options.coverage_check and the coverage_* fields at the
+ * end of gbs_diagnostics). */
+#define GBS_ABI_VERSION 3
 
 /* Release version of this header and of the library built from it: the one
  * version number of gbs.  setup.py (the Python package), the Makefile
@@ -253,6 +256,14 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
                                 shared).  Default */
 #define GBS_CROSS_FIT_OFF 1  /* one pass, as in Jia & Seljak (2019) */
 
+/* The coverage check of the bridge (gbs_evidence_options.coverage_check;
+ * docs/diagnostics.md, section 8): short independence Metropolis-Hastings
+ * chains proposed by the fitted flow and a widened copy of it look for mass
+ * of p beyond the range of the draws, which every chain may have missed
+ * alike.  It costs about n_q/10 log-density calls, counted in ncall. */
+#define GBS_COVERAGE_CHECK_AUTO 0 /* on for the bridge.  Default */
+#define GBS_COVERAGE_CHECK_OFF 1  /* off */
+
 typedef struct gbs_evidence_options {
   size_t size;         /* sizeof(gbs_evidence_options) */
   int32_t method;      /* GBS_METHOD_*; default GBS_METHOD_BRIDGE */
@@ -283,6 +294,9 @@ typedef struct gbs_evidence_options {
   gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
   int32_t cross_fit;   /* GBS_CROSS_FIT_*; default auto.  Other methods
                           ignore it */
+  int32_t coverage_check; /* GBS_COVERAGE_CHECK_*; default auto.  ABI
+                          version 3 (it fills what was padding: the
+                          struct's size is unchanged) */
 } gbs_evidence_options;
 
 /* ln Z estimated from the first n_q proposal draws. */
@@ -321,6 +335,16 @@ typedef struct gbs_diagnostics {
   double consistency_z;   /* largest |z| of the draws-vs-log p checks */
   double is_z;            /* importance sampling (same q) vs bridge, in sigma */
   double hm_z;            /* reciprocal importance sampling vs bridge */
+  /* ABI version 3: the coverage check (GBS_COVERAGE_CHECK_*). */
+  double coverage_frac;   /* the independence chains' fraction of steps
+                             beyond the range of the draws, at the worst
+                             quantity and side (0: none had enough distinct
+                             points there; NaN: the check did not run) */
+  double coverage_limit;  /* the limit it is compared with: a warning above
+                             it (false-alarm rate about 1e-3 per call) */
+  int64_t coverage_where; /* the quantity: a coordinate, or log p (-1) */
+  int64_t coverage_side;  /* -1 below the range, +1 above, 0 none */
+  int64_t coverage_calls; /* log-density calls the check spent (in ncall) */
 } gbs_diagnostics;
 
 typedef struct gbs_result {
@@ -352,6 +376,9 @@ typedef struct gbs_result {
 
 /* sizeof(gbs_result) in ABI version 1, before diagnostics. */
 #define GBS_RESULT_SIZE_V1 offsetof(gbs_result, diagnostics)
+/* sizeof(gbs_result) in ABI version 2, before the coverage fields of
+ * diagnostics. */
+#define GBS_RESULT_SIZE_V2 offsetof(gbs_result, diagnostics.coverage_frac)
 
 #ifndef GBS_NO_PROTOTYPES
 /* Estimates ln Z = ln  integral p(x) dx  of the unnormalized density

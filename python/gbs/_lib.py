@@ -1,6 +1,6 @@
 """Loading libgbs with ctypes and declaring its C functions.
 
-Everything here mirrors include/gbs.h (ABI version 2): the structs, the
+Everything here mirrors include/gbs.h (ABI version 3): the structs, the
 callback types and every function's signature. The library is loaded with
 ``ctypes.CDLL``, so calls release the GIL; Go threads that call back into
 Python take it again for the duration of the callback.
@@ -12,7 +12,7 @@ import sys
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double,
                     c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p)
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -60,7 +60,7 @@ class EvidenceOptions(Structure):
                 ("batch_size", c_int64), ("ncall", c_int64),
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
                 ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
-                ("cross_fit", c_int32)]
+                ("cross_fit", c_int32), ("coverage_check", c_int32)]
 
 
 class TracePoint(Structure):
@@ -77,7 +77,10 @@ class CDiagnostics(Structure):
                 ("spot_checked", c_int64), ("spot_max_diff", c_double),
                 ("pareto_k_q", c_double), ("pareto_k_p", c_double),
                 ("pareto_k_threshold", c_double), ("crossfit_z", c_double),
-                ("consistency_z", c_double), ("is_z", c_double), ("hm_z", c_double)]
+                ("consistency_z", c_double), ("is_z", c_double), ("hm_z", c_double),
+                ("coverage_frac", c_double), ("coverage_limit", c_double),
+                ("coverage_where", c_int64), ("coverage_side", c_int64),
+                ("coverage_calls", c_int64)]
 
 
 class CResult(Structure):

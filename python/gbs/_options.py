@@ -35,6 +35,7 @@ class EvidenceSettings:
     f_err: float = 0.0    # 0: the library's default
     f_eva: float = 0.0
     cross_fit: bool = True
+    coverage_check: bool = True
 
 
 def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any = None,
@@ -42,7 +43,7 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
                    discard: int = 0, thin: int = 1, independent: bool = False,
                    ncall: Optional[int] = None, batch_size: Optional[int] = None,
                    f_err: Optional[float] = None, f_eva: Optional[float] = None,
-                   cross_fit: bool = True) -> EvidenceSettings:
+                   cross_fit: bool = True, coverage_check: bool = True) -> EvidenceSettings:
     """The estimator's keyword arguments, checked: a ValueError or
     TypeError naming the argument for a bad one. Adapters pass their
     ``**evidence_kwargs`` here, so an unknown name is a TypeError."""
@@ -62,7 +63,8 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
         method=method, n_q=positive_int(n_q, "n_q"), seed=check_seed(seed), bounds=bounds, pool=pool,
         progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
         independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
-        f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit))
+        f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit),
+        coverage_check=bool(coverage_check))
 
 
 class PackedOptions:
@@ -89,6 +91,7 @@ class PackedOptions:
         opt.f_eva = s.f_eva
         opt.lower, opt.upper = ptr(self.lower), ptr(self.upper)
         opt.cross_fit = 0 if s.cross_fit else 1
+        opt.coverage_check = 0 if s.coverage_check else 1
         opt.cancel = self.token.handle
         self.struct = opt
 

@@ -30,7 +30,8 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
              bounds: Any = None, pool: Any = None, progress: ProgressArg = False, discard: int = 0,
              thin: int = 1, independent: bool = False, ncall: Optional[int] = None,
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
-             f_eva: Optional[float] = None, cross_fit: bool = True) -> Result:
+             f_eva: Optional[float] = None, cross_fit: bool = True,
+             coverage_check: bool = True) -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -148,6 +149,15 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
         4-d Gaussian the cross-fitted error bar was 12 to 14 % below the
         actual spread while one pass was calibrated (docs/benchmarks.md,
         "Error bars on emcee chains").
+    coverage_check : bool, default True
+        For ``method="bridge"``: run short independence Metropolis-Hastings
+        chains proposed by the fitted flow (and a widened copy of it) and
+        targeting p, and warn when they find mass of p beyond the range of
+        the draws, which every chain may have missed alike (a funnel's neck
+        or heavy tails cut away): ln Z is then low and its error bar does
+        not show it. Costs about n_q/10 log-density calls (counted in
+        ``ncall``); its numbers are ``diagnostics.coverage_*``
+        (docs/diagnostics.md, section 8). False: off.
 
     Returns
     -------
@@ -186,7 +196,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
     settings = check_settings(method=method, n_q=n_q, seed=seed, bounds=bounds, pool=pool,
                               progress=progress, discard=discard, thin=thin, independent=independent,
                               ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
-                              cross_fit=cross_fit)
+                              cross_fit=cross_fit, coverage_check=coverage_check)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     stop = threading.Event()
     fn = batch_function(log_prob, vectorize, tuple(args), kwargs, settings.pool, stop)

@@ -373,6 +373,17 @@ class Diagnostics:
         The two cross-fitting passes' difference, the draws-vs-log-density
         checks, and importance / reciprocal importance sampling with the
         same proposal against the bridge, in standard errors.
+    coverage_frac, coverage_limit : float
+        The coverage check (bridge; docs/diagnostics.md, section 8): the
+        fraction of the independence Metropolis-Hastings chains' steps
+        beyond the range of the draws at the worst quantity and side (0
+        when none had enough distinct points there), and the limit above
+        which it warns; nan when the check did not run.
+    coverage_where, coverage_side : str, int
+        That quantity ("x[k]" or "log p"; None when none) and side (-1
+        below the range, +1 above, 0 none).
+    coverage_calls : int
+        Log-density calls the check spent (included in ``ncall``).
     """
 
     # The fields of the C struct gbs_diagnostics (include/gbs.h), in its
@@ -401,6 +412,11 @@ class Diagnostics:
     consistency_z: float
     is_z: float
     hm_z: float
+    coverage_frac: float
+    coverage_limit: float
+    coverage_where: Optional[str]
+    coverage_side: int
+    coverage_calls: int
 
     def __init__(self, **values: Any) -> None:
         self._labels: Optional[List[str]] = None
@@ -427,6 +443,10 @@ class Diagnostics:
                     "log p" if value < 0 else coordinate_name(int(value), labels))
             else:
                 v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
+        # The coverage check names a quantity only when one had points
+        # beyond the draws' range (coverage_side != 0).
+        if v.get("coverage_side") == 0:
+            v["coverage_where"] = None
         d = cls(**v)
         d._labels = None if labels is None else list(labels)
         return d

@@ -94,6 +94,51 @@ static void test_funnel(void) {
       }
     gbs_free_warnings(old->warnings);
   }
+  /* ABI version 2's struct ends before the coverage fields of
+   * diagnostics: filled up to there, nothing written past it. */
+  {
+    unsigned char buf[sizeof(gbs_result) + 64];
+    memset(buf, 0xAB, sizeof buf);
+    gbs_result *old = (gbs_result *)buf;
+    old->size = GBS_RESULT_SIZE_V2;
+    CHECK(GBS_RESULT_SIZE_V1 < GBS_RESULT_SIZE_V2 && GBS_RESULT_SIZE_V2 < sizeof(gbs_result),
+          "V2 size %zu", (size_t)GBS_RESULT_SIZE_V2);
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &opt, old, NULL,
+                          0, &err));
+    CHECK(old->logz == res.logz && old->diagnostics.crossfit_z == res.diagnostics.crossfit_z,
+          "V2-size result: %.17g", old->logz);
+    for (size_t i = GBS_RESULT_SIZE_V2; i < sizeof buf; i++)
+      if (buf[i] != 0xAB) {
+        CHECK(0, "byte %zu past the ABI 2 result was written", i);
+        break;
+      }
+    gbs_free_warnings(old->warnings);
+  }
+  /* The coverage check (ABI version 3): on by default, silent on exact
+   * draws, its calls counted in ncall; off, it spends nothing. */
+  CHECK(dg->coverage_calls > 0 && dg->coverage_calls <= res.n_q / 10 + 2 &&
+            res.ncall == n + res.n_q + dg->coverage_calls &&
+            dg->coverage_frac <= dg->coverage_limit,
+        "coverage: %lld calls, n_q %lld, ncall %lld, fraction %g, limit %g",
+        (long long)dg->coverage_calls, (long long)res.n_q, (long long)res.ncall,
+        dg->coverage_frac, dg->coverage_limit);
+  {
+    gbs_evidence_options off = opt;
+    off.coverage_check = GBS_COVERAGE_CHECK_OFF;
+    gbs_result r2 = {sizeof r2};
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &off, &r2, NULL,
+                          0, &err));
+    CHECK(r2.diagnostics.coverage_calls == 0 && isnan(r2.diagnostics.coverage_frac) &&
+              r2.ncall == n + r2.n_q && r2.logz == res.logz,
+          "coverage off: %lld calls, ncall %lld, ln Z %.17g vs %.17g",
+          (long long)r2.diagnostics.coverage_calls, (long long)r2.ncall, r2.logz, res.logz);
+    gbs_free_warnings(r2.warnings);
+    off.coverage_check = 2;
+    char *e2 = NULL;
+    CHECK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &off, &r2, NULL, 0,
+                       &e2) == GBS_ERR_ARGUMENT, "coverage_check = 2 accepted");
+    gbs_free_error(e2);
+  }
   CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 2,
         "ABI version %d", gbs_abi_version());
 

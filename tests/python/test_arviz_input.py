@@ -93,6 +93,8 @@ def test_progress_bar_has_a_total(capsys):
                        progress=True)
     err = capsys.readouterr().err
     # Given log p at the draws and n_q: exactly n_q evaluations are
-    # planned, and the 32 of the spot-check of the given log p.
-    assert res.ncall == 3032 and "3032/3032" in err, err[-300:]
+    # planned, the 32 of the spot-check of the given log p and the 300
+    # (n_q/10) of the coverage check.
+    assert res.diagnostics.coverage_calls == 300
+    assert res.ncall == 3332 and "3332/3332" in err, err[-300:]
     assert abs(res.logz - C) < 4 * res.logzerr

@@ -32,7 +32,10 @@ def test_reference_problems_exact_draws(problem, max_err):
     within(res, problem.logz, max_err)
     # Cross-fitting: every draw is a posterior draw in one of the two passes.
     assert res.method == "bridge" and res.n_p == 20000 and res.n_q >= res.n_p
-    assert res.tau == 1 and res.ncall == res.n_q + res.n_p
+    # The coverage check spends about n_q/10 calls of its own.
+    cov = res.diagnostics.coverage_calls
+    assert 0 < cov <= res.n_q // 10 + 2 and res.diagnostics.coverage_frac <= res.diagnostics.coverage_limit
+    assert res.tau == 1 and res.ncall == res.n_q + res.n_p + cov
     assert res.dim == problem.dim and (res.n_chains, res.n_draws) == (1, 20000)
 
 
@@ -70,7 +73,10 @@ def test_cross_fit_off_is_one_pass():
 def test_explicit_n_q_and_trace():
     x = np.random.default_rng(2).normal(size=(4000, 2))
     res = gbs.evidence(gauss_vec, x, vectorize=True, n_q=5000, seed=1)
-    assert res.n_q == 5000 and res.ncall == 5000 + res.n_p
+    assert res.n_q == 5000 and res.ncall == 5000 + res.n_p + res.diagnostics.coverage_calls
+    off = gbs.evidence(gauss_vec, x, vectorize=True, n_q=5000, seed=1, coverage_check=False)
+    assert off.ncall == 5000 + off.n_p and off.diagnostics.coverage_calls == 0
+    assert off.logz == res.logz and math.isnan(off.diagnostics.coverage_frac)
     assert res.trace.shape[1] == 3 and res.trace[-1, 0] == 5000
     assert np.all(np.diff(res.trace[:, 0]) > 0)
     assert res.trace[-1, 1] == res.logz
@@ -155,7 +161,7 @@ def test_emcee(target, d, exact, steps, burn):
     within(res, exact, 0.1)
     # Only the proposal draws are evaluated, and 32 draws whose stored
     # log-probabilities the library spot-checks: the rest are reused.
-    assert counted.n == res.ncall == res.n_q + 32
+    assert counted.n == res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls
     assert res.diagnostics.spot_checked == 32 and res.diagnostics["spot_max_diff"] < 1e-9
     assert (res.n_chains, res.n_draws) == (32, steps - burn)
 
@@ -164,14 +170,14 @@ def test_emcee(target, d, exact, steps, burn):
     counted = Counter(target)
     res2 = gbs.evidence(counted, chain, log_prob_samples=lp, chain_axis=1, seed=3,
                         ncall=sampler.iteration * 32)
-    assert counted.n == res2.ncall == res2.n_q + 32
+    assert counted.n == res2.ncall == res2.n_q + 32 + res2.diagnostics.coverage_calls
     assert (res2.logz, res2.logzerr, res2.n_q) == (res.logz, res.logzerr, res.n_q)
 
     # Without the stored values the estimator's half is evaluated as well;
     # the answer is the same.
     counted = Counter(target)
     res3 = gbs.evidence(counted, chain, chain_axis=1, seed=3, ncall=sampler.iteration * 32)
-    assert counted.n == res3.ncall == res3.n_q + res3.n_p
+    assert counted.n == res3.ncall == res3.n_q + res3.n_p + res3.diagnostics.coverage_calls
     assert abs(res3.logz - res.logz) < 1e-9
 
 
@@ -218,7 +224,7 @@ def test_input_conversion():
     # log_prob_samples as a list, 3-d samples as nested lists
     lp = gauss_vec(x)
     a = gbs.evidence(gauss_vec, x, log_prob_samples=list(lp), vectorize=True, seed=2)
-    assert a.ncall == a.n_q + 32  # the spot-check of the given log p
+    assert a.ncall == a.n_q + 32 + a.diagnostics.coverage_calls  # the spot-check of the given log p
     nested = x.reshape(3, 1000, 3).tolist()
     b = gbs.evidence(gauss_vec, nested, vectorize=True, seed=2)
     assert b.n_chains == 3

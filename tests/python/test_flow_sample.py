@@ -123,7 +123,7 @@ def test_sample_then_evidence():
     calls = []
     res = gbs.evidence(lambda x: calls.append(1) or lpg(x)[0], s, seed=1)
     # The stored log p is reused; 32 draws are spot-checked.
-    assert abs(res.logz - 1.0) < 4 * res.logzerr and res.ncall == res.n_q + 32 == len(calls)
+    assert abs(res.logz - 1.0) < 4 * res.logzerr and res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls == len(calls)
     assert res.warnings == [], res.warnings
     again = gbs.sample(lpg, np.zeros(3), n_draws=1000, n_warmup=500, seed=4)
     assert np.array_equal(again.draws, s.draws)

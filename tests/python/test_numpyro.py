@@ -91,7 +91,7 @@ def test_regression_reuses_potential_energy(regression_run):
     within(res, logz, 0.04)
     assert res.dim == 4 and res.info["var_names"] == ["sigma2", "beta"]
     # -potential_energy was log p at the draws: only proposal draws evaluated.
-    assert res.info["lp"] == "sample_stats" and res.ncall == res.n_q + 32  # + the spot-check
+    assert res.info["lp"] == "sample_stats" and res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls  # + the spot-check
     assert res._context["labels"] == ["sigma2", "beta[0]", "beta[1]", "beta[2]"]
     # sigma2's coordinate is its log (NumPyro's positive-support transform).
     x = res._context["x"]

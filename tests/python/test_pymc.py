@@ -209,7 +209,7 @@ def test_reuses_the_samplers_lp_and_passes_the_chains(normal_mean):
     assert res.info["lp"] == "sample_stats" and (res.n_chains, res.n_draws) == (2, 500)
     # Only the proposal draws were evaluated: log p at the draws was reused
     # (NumPyro's NUTS stores -log p as lp; recognized).
-    assert res.ncall == res.n_q + 32  # + the spot-check of the stored log p
+    assert res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls  # + the spot-check of the stored log p
     within(res, logz, 0.02)
 
 
