@@ -161,5 +161,10 @@ func diagnosticsFromC(c *C.gbs_diagnostics) gbs.Diagnostics {
 		TiltZ:            float64(c.consistency_z),
 		ISZ:              float64(c.is_z),
 		HMZ:              float64(c.hm_z),
+		CoverageFrac:     float64(c.coverage_frac),
+		CoverageLimit:    float64(c.coverage_limit),
+		CoverageWhere:    int(c.coverage_where),
+		CoverageSide:     int(c.coverage_side),
+		CoverageCalls:    int64(c.coverage_calls),
 	}
 }

@@ -215,7 +215,7 @@ func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
 	if cp == nil || cp.f == nil {
 		return nil
 	}
-	n := int(math.Ceil(coverageWideFrac * float64(cp.nq)))
+	n := coverageWideDraws(cp.nq)
 	if n < 1 {
 		return nil
 	}
@@ -243,6 +243,10 @@ func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
 	cp.add(y, lq, lp, lw, true)
 	return nil
 }
+
+// coverageWideDraws is the number of widened draws (and log-density
+// calls) of a pass with nq proposal draws.
+func coverageWideDraws(nq int) int { return int(math.Ceil(coverageWideFrac * float64(nq))) }
 
 func coverageStream(drawStream uint64) uint64 {
 	if drawStream == streamDrawsSwapped {

@@ -28,8 +28,9 @@ type EvaluationPlan struct {
 // unknown), and the settings set (nil: the defaults). It follows
 // Evidence's accounting: the stored log p's spot-check, log p at the
 // draws each bridge pass estimates with (unless given), n_q proposal
-// draws per pass, and warp-III's second evaluation at the reflection of
-// every point.
+// draws per pass, warp-III's second evaluation at the reflection of
+// every point, and the bridge's coverage check (a tenth of each pass's
+// proposal draws, when the proposal is the default flow).
 func PlanEvaluations(chains, draws, dim int, haveLogP bool, ncall int64, set *Settings) (EvaluationPlan, error) {
 	cfg, err := set.withDefaults()
 	if err != nil {
@@ -68,16 +69,23 @@ func PlanEvaluations(chains, draws, dim int, haveLogP bool, ncall int64, set *Se
 		if warp {
 			plan.Planned += int64(np)
 		}
+		// The coverage check's widened draws (coverage.go).
+		coverage := func(nq int) int64 {
+			if warp || cfg.NoCoverageCheck || cfg.Proposal != nil {
+				return 0
+			}
+			return int64(coverageWideDraws(nq))
+		}
 		if nq > 0 {
-			plan.Planned += perPoint * int64(nq)
+			plan.Planned += perPoint*int64(nq) + coverage(nq)
 			return
 		}
 		nq0 := startNQ(np, 1)
-		plan.Planned += perPoint * int64(nq0)
+		plan.Planned += perPoint*int64(nq0) + coverage(nq0)
 		byCost := costShare * cfg.FEva / (1 - cfg.FEva) * ncallP
 		most := math.Min(byCost, float64(maxProposalValues/dim))
 		if extra := int64(most) - int64(nq0); extra > 0 {
-			plan.MaxExtra += perPoint * extra
+			plan.MaxExtra += perPoint*extra + coverage(int(most)) - coverage(nq0)
 		}
 	}
 	switch cfg.Method {
