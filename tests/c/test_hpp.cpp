@@ -68,9 +68,10 @@ void test_gaussian_pointer() {
   gbs::result r = gbs::evidence(functor{&g}, gbs::doubles(x.data(), x.size()), 2, opt,
                                 /*n_chains=*/2, lp);
   report("gbs::evidence gaussian (2 chains)", r, g.c);
-  // log p at the draws was given: only the proposal draws and the 32
-  // draws of the spot-check are evaluated.
-  CHECK(r.ncall == r.n_q + 32 && r.diagnostics.spot_checked == 32,
+  // log p at the draws was given: only the proposal draws, the 32 draws
+  // of the spot-check and the coverage check's widened draws are
+  // evaluated.
+  CHECK(r.ncall == r.n_q + 32 + r.diagnostics.coverage_calls && r.diagnostics.spot_checked == 32,
         "ncall %lld, n_q %lld: log p at the draws was given",
         static_cast<long long>(r.ncall), static_cast<long long>(r.n_q));
 }
