@@ -165,6 +165,6 @@ func diagnosticsFromC(c *C.gbs_diagnostics) gbs.Diagnostics {
 		CoverageLimit:    float64(c.coverage_limit),
 		CoverageWhere:    int(c.coverage_where),
 		CoverageSide:     int(c.coverage_side),
-		CoverageCalls:    int64(c.coverage_calls),
+		CoverageCalls:    int(c.coverage_calls),
 	}
 }

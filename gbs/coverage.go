@@ -451,7 +451,7 @@ func (e *estimation) diagnoseCoverage() {
 	}
 	st := e.coverageRun()
 	for _, cp := range e.covPools {
-		e.diag.CoverageCalls += cp.calls
+		e.diag.CoverageCalls += int(cp.calls)
 	}
 	e.diag.CoverageFrac, e.diag.CoverageLimit = st.frac, st.limit
 	if st.code < 0 {

@@ -101,10 +101,10 @@ func TestCoverageNecklessFunnel(t *testing.T) {
 		// The cost: one tenth of the proposal draws, counted in NCall
 		// (log p evaluated at the n draws, n_q proposal draws, and the
 		// check's).
-		if want := int64(math.Ceil(0.1*float64(res.NQ/2))) * 2; dg.CoverageCalls > want+2 || dg.CoverageCalls < want-2 {
+		if want := int(math.Ceil(0.1*float64(res.NQ/2))) * 2; dg.CoverageCalls > want+2 || dg.CoverageCalls < want-2 {
 			t.Errorf("the check spent %d log-density calls, want about n_q/10 = %d", dg.CoverageCalls, want)
 		}
-		if want := int64(n+res.NQ) + dg.CoverageCalls; res.NCall != want {
+		if want := int64(n + res.NQ + dg.CoverageCalls); res.NCall != want {
 			t.Errorf("NCall = %d, want n + n_q + the check's calls = %d", res.NCall, want)
 		}
 		if !cut {

@@ -71,7 +71,7 @@ type Diagnostics struct {
 	// run.
 	CoverageFrac, CoverageLimit float64
 	CoverageWhere, CoverageSide int
-	CoverageCalls               int64
+	CoverageCalls               int
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".

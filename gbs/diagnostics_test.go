@@ -155,7 +155,7 @@ func TestDiagnosticsSpotCheck(t *testing.T) {
 		t.Errorf("clean: spot-checked %d draws, warnings %q", res.Diagnostics.SpotChecked, res.Warnings)
 	}
 	// Counted in NCall, with the coverage check's calls.
-	if want := int64(res.NQ+spotCheckDraws) + res.Diagnostics.CoverageCalls; res.NCall != want {
+	if want := int64(res.NQ + spotCheckDraws + res.Diagnostics.CoverageCalls); res.NCall != want {
 		t.Errorf("clean: NCall = %d, want n_q + %d + the coverage check's %d = %d", res.NCall, spotCheckDraws, res.Diagnostics.CoverageCalls, want)
 	}
 

@@ -193,7 +193,7 @@ func run(src source, seed uint64) Run {
 		return r
 	}
 	dg := res.Diagnostics
-	r.Frac, r.Limit, r.Where, r.Side, r.Calls = dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, dg.CoverageCalls
+	r.Frac, r.Limit, r.Where, r.Side, r.Calls = dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, int64(dg.CoverageCalls)
 	r.NQ, r.NCall, r.DLogZ, r.LogZErr = res.NQ, res.NCall, res.LogZ-p.LogZ, res.LogZErr
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "the chains appear to miss part of p") {
