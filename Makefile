@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
+.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
 
 all: build lib
 
@@ -77,7 +77,26 @@ test-latest: lib
 	$(VENV_LATEST)/bin/python -m pip freeze --disable-pip-version-check
 	$(VENV_LATEST)/bin/python -m pytest -q tests/python
 
-test: test-go test-c test-cgocheck test-python test-types bench-smoke
+test: test-go test-c test-cgocheck docs test-python test-types bench-smoke
+
+# tests/python/test_docs.py checks the pages `make docs` just built (run
+# alone, it builds them itself).
+test: export GBS_DOCS_HTML := $(abspath $(BUILD)/docs/html)
+
+# The documentation (Sphinx, myst-nb): docs/*.md, the API reference from
+# the docstrings, the example notebooks rendered with their stored outputs
+# (never executed) and the C header, into build/docs/html. Warnings are
+# errors. docs/stage.py stages the sources under build/docs-src so that
+# the notebooks and the header sit beside the pages.
+DOCS_SRC  := $(BUILD)/docs-src
+DOCS_HTML := $(BUILD)/docs/html
+
+docs: lib venv
+	rm -rf $(DOCS_HTML)
+	$(VPY) docs/stage.py $(DOCS_SRC)
+	GBS_ROOT=$(CURDIR) GBS_LIBRARY=$(abspath $(LIB)) $(VPY) -m sphinx -W --keep-going -q -b html \
+	  -d $(BUILD)/docs/doctrees $(DOCS_SRC) $(DOCS_HTML)
+	@echo "documentation: $(DOCS_HTML)/index.html"
 
 test-go:
 	$(GO) vet ./...

@@ -57,7 +57,7 @@ func (e *estimation) spotCheck() error {
 	}
 	e.diag.SpotChecked = k
 	if nbad > 0 {
-		return fmt.Errorf("gbs: the stored log p (log_prob_samples) does not match the log density at %d of %d draws checked (%s): "+
+		return fmt.Errorf("gbs: the stored log p at the draws does not match the log density at %d of %d draws checked (%s): "+
 			"the values belong to other draws (a reshape or transpose of the (draws, chains) axes that the samples did not get), "+
 			"are shifted or scaled, or come from another density than the one passed (a different prior, temperature or "+
 			"parameterization); pass log p in the same layout as the samples, computed by the same function, or leave it out",

@@ -14,11 +14,12 @@ evidence(log_prob, samples, ...) -> Result
     ln Z from an (n, d) or 3-d array of draws, an emcee EnsembleSampler,
     an ArviZ InferenceData, or what sample / sample_ensemble return.
 from_pymc(idata, model=None, ...) -> Result
-    ln Z of a PyMC model from its posterior draws (pip install 'gbs-evidence[pymc]').
+    ln Z of a PyMC model from its posterior draws (needs pymc).
 from_numpyro(mcmc, ...) -> Result
-    ln Z of a NumPyro model from a finished MCMC (pip install 'gbs-evidence[numpyro]').
-bayes_factor(a, b), compare({"name": result, ...})
-    Log Bayes factors and posterior model probabilities with errors.
+    ln Z of a NumPyro model from a finished MCMC (needs numpyro).
+bayes_factor(a, b) -> BayesFactor, compare([result, ...]) -> Comparison
+    Bayes factors (value, log, error, which model they favour) and ranked
+    posterior model probabilities with errors; error_measures(result).
 Result
     logz, logzerr, ncall, n_p, n_q, tau, method, warnings, summary(),
     plot(), and a table in Jupyter.
@@ -42,13 +43,14 @@ from ._lib import path as library_path
 from .adapters._health import SamplerWarning
 from .adapters.numpyro import from_numpyro
 from .adapters.pymc import from_pymc
-from .compare import Comparison, bayes_factor, compare
+from .compare import BayesFactor, Comparison, bayes_factor, compare, error_measures
 from .evidence import evidence
 from .flow import Flow
-from .result import Result
+from .result import Diagnostics, ErrorMeasures, Result
 from .sampling import Samples, sample, sample_ensemble
 
 __all__ = ["evidence", "from_pymc", "from_numpyro", "bayes_factor", "compare", "Comparison",
+           "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
            "SamplerWarning", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
            "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]

@@ -118,16 +118,31 @@ def seed_value(seed):
     return seed
 
 
+def integer(value, name):
+    """value as a Python int if it is an integer (a Python or numpy
+    integer, or a 0-d integer array), else a TypeError naming the
+    argument. A float is an error even when it is integral (500.0): as for
+    ``seed``, a float is usually a computed value that may already have
+    been rounded, and every integer argument is checked the same way."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("%s must be an integer, not the bool %r" % (name, value))
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    hint = ""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        hint = " (write %s=%d, or int(...) for a computed value)" % (name, int(value))
+    raise TypeError("%s must be an integer, not %s %r%s" % (name, type(value).__name__, value, hint))
+
+
 def positive_int(value, name, allow_none=True, bits=64):
     if value is None:
         if allow_none:
             return 0
         raise ValueError("%s is required" % name)
-    try:
-        v = int(value)
-    except (TypeError, ValueError):
-        raise TypeError("%s must be an integer, not %r" % (name, value)) from None
-    if v != value or v < 1:
+    v = integer(value, name)
+    if v < 1:
         raise ValueError("%s must be a positive integer, not %r" % (name, value))
     if v >= 2**(bits - 1):
         # ctypes would silently keep the low bits of the C field.

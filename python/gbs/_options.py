@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from . import _lib
-from ._arrays import bounds_arrays, check_seed, positive_int, ptr, seed_value
+from ._arrays import bounds_arrays, check_seed, integer, positive_int, ptr, seed_value
 
 ProgressArg = Union[bool, Callable[[str], Any]]
 
@@ -36,6 +36,8 @@ class EvidenceSettings:
     f_eva: float = 0.0
     cross_fit: bool = True
     coverage_check: bool = True
+    name: Optional[str] = None  # Result.name
+    repetitions: int = 1        # independent proposal sets
 
 
 def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any = None,
@@ -43,28 +45,31 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
                    discard: int = 0, thin: int = 1, independent: bool = False,
                    ncall: Optional[int] = None, batch_size: Optional[int] = None,
                    f_err: Optional[float] = None, f_eva: Optional[float] = None,
-                   cross_fit: bool = True, coverage_check: bool = True) -> EvidenceSettings:
+                   cross_fit: bool = True, coverage_check: bool = True,
+                   name: Optional[str] = None, repetitions: int = 1) -> EvidenceSettings:
     """The estimator's keyword arguments, checked: a ValueError or
     TypeError naming the argument for a bad one. Adapters pass their
     ``**evidence_kwargs`` here, so an unknown name is a TypeError."""
     if method not in _lib.METHODS:
         raise ValueError("method must be one of %s, not %r" % (", ".join(map(repr, _lib.METHODS)), method))
-    discard_i = int(discard)
-    if discard_i != discard or discard_i < 0:
+    discard_i = integer(discard, "discard")
+    if discard_i < 0:
         raise ValueError("discard must be an integer >= 0, not %r" % (discard,))
-    for name, v in (("f_err", f_err), ("f_eva", f_eva)):
+    for arg, v in (("f_err", f_err), ("f_eva", f_eva)):
         if v is not None and not 0 < v < 1:
-            raise ValueError("%s must be in (0, 1), not %r" % (name, v))
+            raise ValueError("%s must be in (0, 1), not %r" % (arg, v))
     if ncall is not None:
-        if int(ncall) != ncall or ncall < 0:
+        calls: int = integer(ncall, "ncall")
+        if calls < 0:
             raise ValueError("ncall must be an integer >= 0, not %r" % (ncall,))
-        ncall = int(ncall)
+        ncall = calls
     return EvidenceSettings(
         method=method, n_q=positive_int(n_q, "n_q"), seed=check_seed(seed), bounds=bounds, pool=pool,
         progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
         independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
         f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit),
-        coverage_check=bool(coverage_check))
+        coverage_check=bool(coverage_check), name=None if name is None else str(name),
+        repetitions=positive_int(repetitions, "repetitions", allow_none=False))
 
 
 class PackedOptions:

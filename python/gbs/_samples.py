@@ -3,7 +3,7 @@
 ArviZ / xarray objects.
 
 ArviZ input is flattened this way (documented in gbs.evidence and
-docs/python.md): the variables in the order of ``var_names`` (default: the
+the Python guide): the variables in the order of ``var_names`` (default: the
 order of the posterior group), each variable's non-sample axes flattened
 in C order (last axis fastest), so a (chain, draw, 2, 3) variable ``b``
 gives the six columns b[0,0], b[0,1], b[0,2], b[1,0], ... The chains
@@ -139,6 +139,7 @@ class Draws(NamedTuple):
     lp: Optional[np.ndarray]      # (chains, draws) log p, or None
     ncall: Optional[int]          # the sampler's log-density evaluations
     labels: Optional[List[str]]   # names of the d columns, when known
+    lp_source: Optional[str] = None  # where lp came from, as messages name it
 
 
 def draws_of(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, discard: int = 0,
@@ -155,7 +156,15 @@ def normalize(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, d
               thin: int = 1, var_names: Optional[Sequence[str]] = None) -> Draws:
     """draws_of, with the names of the columns of ArviZ input."""
     x, lp, ncall, labels = _normalize(samples, log_prob_samples, chain_axis, discard, thin, var_names)
-    return Draws(x, lp, ncall, labels)
+    if lp is None:
+        source = None
+    elif _is_emcee(samples):
+        source = "emcee"
+    elif _is_gbs_samples(samples):
+        source = "%s.log_prob" % type(samples).__name__
+    else:
+        source = "log_prob_samples"
+    return Draws(x, lp, ncall, labels, source)
 
 
 def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: int, thin: int,
@@ -210,9 +219,15 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
         return _checked(x, discard, thin), _checked_lp(lp), ncall, None
     x = as_c(samples, "samples")
     lp = None if log_prob_samples is None else as_c(log_prob_samples, "log_prob_samples")
+    flat = x.ndim == 2
     if x.ndim == 1:
         x = x.reshape(-1, 1)
     if x.ndim == 2:
+        if lp is not None and lp.shape == x.shape and x.shape[1] > 1:
+            raise ValueError("log_prob_samples has the samples' shape %s: if the samples are "
+                             "(chains, draws) of a one-dimensional model, pass samples[..., None] "
+                             "(shape %s); an (n, d) array of draws needs log_prob_samples of "
+                             "shape (n,)" % (x.shape, x.shape + (1,)))
         x = x.reshape(1, *x.shape)
         if lp is not None:
             if lp.size != x.shape[1] or lp.ndim > 2:
@@ -236,7 +251,7 @@ def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: in
         raise ValueError("samples must have shape (n, d), (n,) for d = 1, or 3 axes (chains "
                          "and draws, then d), not %s" % (x.shape,))
     x, lp = _burned(x, lp, discard, thin, "samples")
-    return _checked(x, discard, thin), _checked_lp(lp), ncall, None
+    return _checked(x, discard, thin, flat), _checked_lp(lp), ncall, None
 
 
 def _burned(x: np.ndarray, lp: Optional[np.ndarray], discard: int, thin: int, what: str
@@ -265,15 +280,24 @@ def _check_emcee_steps(sampler: Any, discard: int, thin: int) -> None:
                                                        steps - discard))
 
 
-def _checked(x: np.ndarray, discard: int = 0, thin: int = 1) -> np.ndarray:
+def _checked(x: np.ndarray, discard: int = 0, thin: int = 1, flat: bool = False) -> np.ndarray:
+    """x, checked: draws left, more of them than dimensions, all finite.
+    ``flat``: x came from a 2-d (n, d) array (the hint then covers the two
+    ways such an array is usually meant)."""
     nc, nd, d = x.shape
     if d == 0 or nc == 0 or nd == 0:
         raise ValueError("samples of shape %s hold no draws" % (x.shape,))
     if nc * nd <= d:
-        hint = " (is the array transposed? samples are (n, d), one draw per row)" if nc == 1 else ""
         kept = ""
         if discard or thin != 1:
             kept = " (what discard=%d and thin=%d keep)" % (discard, thin)
+        hint = ""
+        if flat and not kept:
+            hint = ("; a 2-d array is read as (n, d), one draw per row. If it holds (chains, draws) "
+                    "of a one-dimensional model, pass samples[..., None] (shape %s); if it is "
+                    "transposed, (d, n), pass samples.T" % ((nd, d, 1),))
+        elif flat:
+            hint = "; keep more draws (a smaller discard or thin)"
         raise ValueError("%d draws of dimension %d%s are too few to estimate ln Z%s"
                          % (nc * nd, d, kept, hint))
     if not np.isfinite(x).all():

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import threading
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _lib
-from ._arrays import ptr
+from ._arrays import ptr, seed_value
 from ._callbacks import BatchCallback, run
 from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
-from ._samples import draws_of, normalize
+from ._samples import draws_of, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from .result import Diagnostics, Result, name_coordinates
 
@@ -23,7 +24,7 @@ __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 _TRACE_CAP = 256
 
 
-def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: Any = None,
+def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samples: Any = None,
              vectorize: bool = False, args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None,
              chain_axis: int = 0, var_names: Optional[Sequence[str]] = None, method: str = "bridge",
              n_q: Optional[int] = None, seed: Union[None, int, np.random.Generator] = None,
@@ -31,7 +32,8 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
              thin: int = 1, independent: bool = False, ncall: Optional[int] = None,
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
              f_eva: Optional[float] = None, cross_fit: bool = True,
-             coverage_check: bool = True) -> Result:
+             coverage_check: bool = True, name: Optional[str] = None,
+             repetitions: int = 1) -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -94,9 +96,15 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
         the reciprocal importance sampling (harmonic mean) estimator with
         the flow; warp-III bridge sampling with a Gaussian (a baseline).
     n_q : int, optional
-        Number of proposal draws. Default: the adaptive rule of the paper
-        (start with n_q = n_p, add draws while the proposal's share of the
-        error is large and the extra cost small).
+        Number of proposal draws (with cross-fitting, shared by the two
+        passes). Default: the adaptive rule of the paper. Each pass starts
+        with the effective number of the posterior draws it estimates with,
+        n_q = n_p / tau (at least 1000, at most n_p; tau is that of log q/p
+        along the chains, 1 for ``independent=True``), then draws more
+        while the proposal's term exceeds ``f_err`` of the squared error,
+        spending at most about ``f_eva`` of all log-density evaluations
+        (the sampler's ``ncall``) on them. ``Result.trace`` shows the
+        n_q it went through.
     seed : int or numpy.random.Generator, optional
         Seed of every random choice (the split of independent draws, the
         flow fit, the proposal draws): the same seed gives the same ln Z,
@@ -147,8 +155,8 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
         draws of the paper's problems; when q fits p closely (near-Gaussian
         targets) their errors are correlated, and over 96 emcee runs of a
         4-d Gaussian the cross-fitted error bar was 12 to 14 % below the
-        actual spread while one pass was calibrated (docs/benchmarks.md,
-        "Error bars on emcee chains").
+        actual spread while one pass was calibrated (see "Error bars on
+        emcee chains" in the benchmarks page of the documentation).
     coverage_check : bool, default True
         For ``method="bridge"``: run short independence Metropolis-Hastings
         chains proposed by the fitted flow (and a widened copy of it) and
@@ -157,7 +165,22 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
         or heavy tails cut away): ln Z is then low and its error bar does
         not show it. Costs about n_q/10 log-density calls (counted in
         ``ncall``); its numbers are ``diagnostics.coverage_*``
-        (docs/diagnostics.md, section 8). False: off.
+        (the Diagnostics page of the documentation, section 8). False:
+        off.
+    name : str, optional
+        The model's name, kept as ``Result.name``: :func:`gbs.compare` and
+        :func:`gbs.bayes_factor` label the model with it.
+    repetitions : int, default 1
+        k > 1 repeats the estimate with k independent proposal sets (each
+        its own flow fit and proposal draws, from seeds derived from
+        ``seed``) on the same posterior draws, as bridgesampling's
+        ``repetitions``: ``Result.repetitions`` holds the k rows (seed,
+        ln Z, error) and ``Result.error_measures()`` their spread, beside
+        the analytic error. ``logz`` stays the first estimate (the one
+        ``seed`` gives alone). The spread measures the proposal's part of
+        the error only (the posterior draws are shared). Costs k times the
+        proposal's log-density evaluations; log p at the draws is computed
+        once.
 
     Returns
     -------
@@ -186,7 +209,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
     >>> print(res.logz, res.logzerr)                          # doctest: +SKIP
     """
     if not callable(log_prob):
-        raise TypeError("log_prob must be callable, not %r" % (type(log_prob).__name__,))
+        raise TypeError(_not_callable(log_prob))
+    if samples is None:
+        raise TypeError("gbs.evidence(log_prob, samples): samples is missing; pass the draws of "
+                        "log_prob (an array, an emcee sampler, gbs.Samples or an ArviZ "
+                        "InferenceData)")
     if chain_axis not in (0, 1):
         raise ValueError("chain_axis must be 0 (chains, draws, d) or 1 (draws, chains, d), not %r"
                          % (chain_axis,))
@@ -196,17 +223,121 @@ def evidence(log_prob: Callable[..., Any], samples: Any, *, log_prob_samples: An
     settings = check_settings(method=method, n_q=n_q, seed=seed, bounds=bounds, pool=pool,
                               progress=progress, discard=discard, thin=thin, independent=independent,
                               ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
-                              cross_fit=cross_fit, coverage_check=coverage_check)
+                              cross_fit=cross_fit, coverage_check=coverage_check, name=name,
+                              repetitions=repetitions)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     stop = threading.Event()
     fn = batch_function(log_prob, vectorize, tuple(args), kwargs, settings.pool, stop)
-    return estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels)
+    return estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels,
+                    lp_source=dr.lp_source)
+
+
+def _not_callable(obj: Any) -> str:
+    """The message for a first argument that is not a log density: for
+    an InferenceData or a PyMC / NumPyro object, the call that takes it."""
+    kind = type(obj).__name__
+    if is_inference_data(obj) or is_xarray_dataset(obj):
+        return ("gbs.evidence(log_prob, samples) takes the log density first, and got a %s. For "
+                "draws of a PyMC model use gbs.from_pymc(idata, model) (NumPyro: "
+                "gbs.from_numpyro(mcmc)), which build the log density from the model; with a log "
+                "density of your own, call gbs.evidence(log_prob, idata, var_names=[...]) with the "
+                "free variables in the order log_prob expects them" % kind)
+    if type(obj).__module__.split(".")[0] == "numpyro":
+        return ("gbs.evidence(log_prob, samples) takes the log density first, and got a %s; "
+                "for a NumPyro MCMC use gbs.from_numpyro(mcmc)" % kind)
+    return "log_prob must be callable, not %r" % (kind,)
+
+
+_LP_SOURCES = {
+    "log_prob_samples": ("log_prob_samples", "pass log_prob_samples in the layout of the samples, "
+                         "computed by log_prob itself, or leave it out"),
+    "emcee": ("the emcee sampler's stored log-probabilities (get_log_prob())",
+              "pass gbs.evidence the log_prob, args and kwargs the sampler was created with "
+              "(emcee.EnsembleSampler(nwalkers, ndim, log_prob, args=..., kwargs=...)): ln Z is the "
+              "integral of that density"),
+}
+
+
+def _with_context(e: "_lib.GbsError", settings: EvidenceSettings, shape: Tuple[int, ...],
+                  lp_source: Optional[str]) -> Optional["_lib.GbsError"]:
+    """The library's error e with what the user passed named: where the
+    stored log p came from, and the discard and thin that shaped the draws;
+    None when there is nothing to add."""
+    if e.status not in (_lib.ERR_ARGUMENT, _lib.ERR_FAILED):
+        return None
+    msg = str(e)
+    extra = []
+    if lp_source is not None and "the stored log p" in msg:
+        what, fix = _LP_SOURCES.get(lp_source, (lp_source, "pass log p computed by log_prob"))
+        msg = msg.replace("the stored log p at the draws", "the stored log p at the draws (%s)" % what, 1)
+        extra.append(fix)
+    if settings.discard or settings.thin != 1:
+        extra.append("the draws are what discard=%d and thin=%d kept: %d chain%s x %d draws; keep "
+                     "more (a smaller thin or discard)"
+                     % (settings.discard, settings.thin, shape[0], "" if shape[0] == 1 else "s",
+                        shape[1]))
+    if not extra and msg == str(e):
+        return None
+    out = type(e)(e.status, msg + "; " + "; ".join(extra) if extra else msg)
+    return out
 
 
 def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
              lp: Optional[np.ndarray], settings: EvidenceSettings, src_ncall: Optional[int] = None,
              *, stop: Optional[threading.Event] = None, labels: Optional[Sequence[str]] = None,
-             desc: str = "gbs.evidence") -> Result:
+             desc: str = "gbs.evidence", lp_source: Optional[str] = None) -> Result:
+    """The library call(s): ln Z from (chains, draws, d) draws x (checked,
+    C order) and their log p (or None), with ``batch_fn(points, out)``
+    writing log p of an (n, d) batch into out; and the Result, named
+    ``settings.name``. With ``settings.repetitions`` = k > 1, the
+    estimate is repeated with k seeds (see :func:`repetition_seeds`) on
+    the same draws, log p at the draws computed once."""
+    k = settings.repetitions
+    if k <= 1:
+        result = _estimate_once(batch_fn, x, lp, settings, src_ncall, stop=stop, labels=labels,
+                                desc=desc, lp_source=lp_source)
+        result.name = settings.name
+        return result
+    seeds = repetition_seeds(seed_value(settings.seed), k)
+    if lp is None:
+        # Each repetition would evaluate log p at the draws again.
+        lp = np.empty(x.shape[:2])
+        flat = x.reshape(-1, x.shape[2])
+        out = lp.reshape(-1)
+        step = settings.batch_size or 4096
+        for i in range(0, len(flat), step):
+            batch_fn(np.ascontiguousarray(flat[i:i + step]), out[i:i + step])
+        lp_source = None
+        lp_calls = lp.size
+    else:
+        lp_calls = 0
+    runs = []
+    for i, s in enumerate(seeds):
+        one = dataclasses.replace(settings, seed=s, repetitions=1)
+        runs.append(_estimate_once(batch_fn, x, lp, one, src_ncall, stop=stop, labels=labels,
+                                   desc="%s (repetition %d of %d)" % (desc, i + 1, k),
+                                   lp_source=lp_source))
+    result = runs[0]
+    result.ncall = lp_calls + sum(r.ncall for r in runs)
+    result.repetitions = np.array([(r.seed, r.logz, r.logzerr) for r in runs], dtype=float)
+    result.name = settings.name
+    return result
+
+
+def repetition_seeds(seed: int, k: int) -> List[int]:
+    """The seeds of k repetitions: the first is seed itself (so that
+    repetition 1 is the estimate seed gives alone), the others spawned
+    from it by numpy's SeedSequence (independent streams, the same for
+    the same seed)."""
+    children = np.random.SeedSequence(seed).spawn(k - 1)
+    return [seed] + [int(c.generate_state(1, np.uint64)[0]) for c in children]
+
+
+def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
+                   lp: Optional[np.ndarray], settings: EvidenceSettings,
+                   src_ncall: Optional[int] = None, *, stop: Optional[threading.Event] = None,
+                   labels: Optional[Sequence[str]] = None, desc: str = "gbs.evidence",
+                   lp_source: Optional[str] = None) -> Result:
     """The library call: ln Z from (chains, draws, d) draws x (checked, C
     order) and their log p (or None), with ``batch_fn(points, out)``
     writing log p of an (n, d) batch into out; and the Result.
@@ -215,6 +346,8 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
     Ctrl-C). ``labels`` names the d coordinates: the library's warnings
     and Result.diagnostics say ``labels[k]`` for its "coordinate k", and
     Result.plot labels its axes with them.
+    ``lp_source`` says where lp came from, for the library's errors
+    about it (a key of _LP_SOURCES or a phrase).
     """
     nc, nd, d = x.shape
     ncall = settings.ncall if settings.ncall is not None else src_ncall
@@ -236,6 +369,11 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
         cb.progress = bar if bar.bar is not None else None
         try:
             run(call, callbacks=[cb], token=packed.token)
+        except _lib.GbsError as e:
+            better = _with_context(e, settings, x.shape, lp_source)
+            if better is None:
+                raise
+            raise better from e
         finally:
             warnings = [name_coordinates(w, labels)
                         for w in _lib.take_warnings(res.warnings, res.n_warnings)]
@@ -290,5 +428,22 @@ def batch_function(log_prob: Callable[..., Any], vectorize: bool, args: Tuple[An
         for i, row in enumerate(x):
             if stop.is_set():
                 raise KeyboardInterrupt
-            out[i] = scalar_value(log_prob(row, *args, **kwargs), row, name)
+            try:
+                v = log_prob(row, *args, **kwargs)
+            except IndexError as e:  # numpy's AxisError included
+                raise _batch_hint(e, name, row) from e
+            out[i] = scalar_value(v, row, name)
     return per_point
+
+
+def _batch_hint(e: BaseException, name: str, row: np.ndarray) -> BaseException:
+    """e (an IndexError or numpy AxisError that log_prob raised for one
+    point) with the likely cause: a log density written for a batch."""
+    msg = ("%s raised %s: %s, for one point of shape %s. Without vectorize=True, log_prob "
+           "receives one point, an array of shape (d,); if it takes a batch of shape (n, d) (it "
+           "sums over axis=1 or indexes x[:, k]), pass vectorize=True"
+           % (name, type(e).__name__, e, row.shape))
+    try:
+        return type(e)(msg)
+    except Exception:
+        return ValueError(msg)

@@ -252,13 +252,13 @@ class Flow:
         z : numpy.ndarray, shape (n, d)
             Standard normal when x follows q.
         log_det : numpy.ndarray, shape (n,)
-            log |det dz/dx|, so that log q(x) = log N(z; 0, I) + log_det.
+            log abs(det dz/dx), so that log q(x) = log N(z; 0, I) + log_det.
         """
         return self._map(_lib.lib.gbs_flow_forward, x)
 
     def inverse(self, z: Any) -> Tuple[np.ndarray, np.ndarray]:
         """Map Gaussianized points back: returns x of shape (n, d) and
-        log |det dx/dz| of shape (n,)."""
+        log abs(det dx/dz) of shape (n,)."""
         return self._map(_lib.lib.gbs_flow_inverse, z)
 
     @property

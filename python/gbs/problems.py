@@ -8,21 +8,22 @@ a likelihood L(x) and a flat, *normalized* prior on a box,
     p(x) = L(x) * prior(x),    prior(x) = 1 / prod_i (upper_i - lower_i)  inside,
 
 so that the exact evidence is ln Z = ln integral p(x) dx. The definitions
-and reference values are those of ``docs/problems.md`` and of the Go package
-``problems`` of this repository; the names mirror the Go names:
+and reference values are those of the reference problems' page of the
+documentation and of the Go package ``problems`` of this repository; the
+names mirror the Go names:
 
-===========================  ====  ============================  =============
-name                         d     prior box                     exact ln Z
-===========================  ====  ============================  =============
-``funnel``                   16    x1 in (-4, 4), rest (-30, 30)   -63.498811
-``banana``                   32    (-15, 15)^32                   -127.364000
-``cauchy``                   48    (-100, 100)^48                 -254.626548
-``ring``                     64    (-5, 5)^64                     -114.491835
-``funnel-<d>`` etc.          d     as above                       computed
-``gaussian-<d>``             d     none (unbounded)               0
-``correlated-gaussian-<d>``  d     none                           0
-``mixture-<d>``              d     none                           0
-===========================  ====  ============================  =============
+===========================  ==  =============================  ===========
+name                         d   prior box                      exact ln Z
+===========================  ==  =============================  ===========
+``funnel``                   16  x1 in (-4, 4), rest (-30, 30)  -63.498811
+``banana``                   32  (-15, 15)^32                   -127.364000
+``cauchy``                   48  (-100, 100)^48                 -254.626548
+``ring``                     64  (-5, 5)^64                     -114.491835
+``funnel-<d>`` etc.          d   as above                       computed
+``gaussian-<d>``             d   none (unbounded)               0
+``correlated-gaussian-<d>``  d   none                           0
+``mixture-<d>``              d   none                           0
+===========================  ==  =============================  ===========
 
 Everything is in natural-log units and float64. Points are arrays of shape
 ``(d,)`` (one point) or ``(n, d)`` (a batch of n points, one per row); the

@@ -39,6 +39,13 @@ class Result:
         independent draws.
     re2_p, re2_q : float
         Posterior and proposal terms of the squared relative error.
+        ``summary()`` prints the proposal's share, re2_q / (re2_p + re2_q),
+        as "error share of the proposal". A large share (above about
+        50 %) means more proposal draws would shrink the error: pass a
+        larger ``n_q`` (or ``f_eva``); a small one means the posterior
+        draws limit the error: run longer chains. The adaptive n_q rule
+        aims at ``f_err`` = 10 % within its evaluation budget, so a large
+        share usually means the budget capped it.
     method : str
         "bridge", "is", "hm" or "warp3".
     warnings : list of str
@@ -59,8 +66,17 @@ class Result:
     diagnostics : Diagnostics
         The numbers behind the checks of the input chains, the stored log p
         and the overlap of p and q (R-hat, ESS, Pareto k-hat, cross-fitting
-        and consistency z-scores...); failed checks are also in
-        ``warnings``. See docs/diagnostics.md.
+        and consistency z-scores...), each with its threshold and what to
+        do when it fails (see :class:`gbs.result.Diagnostics`); failed
+        checks are also in ``warnings``.
+    name : str or None
+        The model's name (``gbs.evidence(..., name="A")``, or set it):
+        :func:`gbs.compare` and :func:`gbs.bayes_factor` label the model
+        with it.
+    repetitions : numpy.ndarray, shape (k, 3), or None
+        With ``repetitions=k``: rows (seed, ln Z, error) of the k
+        estimates with independent proposal sets (the first row is this
+        result's); None otherwise. See :meth:`error_measures`.
     """
 
     def __init__(self, logz: float, logzerr: float, ncall: int, n_p: int, n_q: int, tau: float,
@@ -83,6 +99,8 @@ class Result:
         self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
         self.diagnostics = diagnostics if diagnostics is not None else Diagnostics()
         self.info: Dict[str, Any] = {}
+        self.name: Optional[str] = None
+        self.repetitions: Optional[np.ndarray] = None
         self._context: Optional[Dict[str, Any]] = None
 
     # -- text ----------------------------------------------------------------
@@ -103,7 +121,86 @@ class Result:
         out["warnings"] = list(self.warnings)
         out["trace"] = self.trace.tolist()
         out["diagnostics"] = self.diagnostics.as_dict()
+        out["name"] = self.name
+        out["repetitions"] = None if self.repetitions is None else self.repetitions.tolist()
         return out
+
+    # -- error measures and tables -------------------------------------------
+
+    def error_measures(self) -> "ErrorMeasures":
+        """The error of Z itself, as bridgesampling's ``error_measures``
+        reports it: the relative mean squared error, the coefficient of
+        variation and the percentage error of Z (see
+        :class:`ErrorMeasures`); with ``repetitions``, also the spread of
+        the repeated ln Z."""
+        return ErrorMeasures.of(self)
+
+    _TABLE_FIELDS = ("logz", "logzerr", "ncall", "n_p", "n_q", "tau", "re2_p", "re2_q", "method",
+                     "seed", "n_chains", "n_draws", "dim")
+
+    def _row(self) -> Dict[str, Any]:
+        row = {k: getattr(self, k) for k in self._TABLE_FIELDS}
+        row["n_warnings"] = len(self.warnings)
+        row.update(self.diagnostics.as_dict())
+        em = self.error_measures()
+        row["cv"], row["percentage_error"] = em.cv, em.percentage
+        if self.repetitions is not None:
+            row["repetitions"], row["repetitions_sd"] = len(self.repetitions), em.repetitions_sd
+        return row
+
+    def to_dataframe(self) -> Any:
+        """The result as a one-row pandas DataFrame, indexed by ``name``
+        (or "model"): the scalar fields, the number of warnings, the
+        diagnostics, and the error measures. Concatenate several with
+        ``pandas.concat([r.to_dataframe() for r in results])``.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed (``pip install pandas``).
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Result.to_dataframe needs pandas: pip install pandas") from None
+        return pd.DataFrame([self._row()], index=pd.Index([self.name or "model"], name="model"))
+
+    def to_xarray(self) -> Any:
+        """The result as an xarray Dataset: the scalar fields and the
+        diagnostics as 0-d variables, the trace as variables ``trace_logz``
+        and ``trace_logzerr`` along the dimension ``trace`` (coordinate
+        ``trace_n_q``: the proposal draws of each row), the repetitions
+        (if any) along ``repetition``, and the method, name, seed and
+        warnings as attributes.
+
+        Raises
+        ------
+        ImportError
+            xarray is not installed (``pip install xarray``).
+        """
+        try:
+            import xarray as xr
+        except ImportError:
+            raise ImportError("Result.to_xarray needs xarray: pip install xarray") from None
+        row = self._row()
+        data: Dict[str, Any] = {}
+        for k, v in row.items():
+            if k in ("method", "seed") or isinstance(v, str) or v is None:
+                continue
+            data[k] = ((), v)
+        data["trace_logz"] = (("trace",), self.trace[:, 1])
+        data["trace_logzerr"] = (("trace",), self.trace[:, 2])
+        coords: Dict[str, Any] = {"trace_n_q": (("trace",), self.trace[:, 0].astype(np.int64))}
+        if self.repetitions is not None:
+            data["repetition_logz"] = (("repetition",), self.repetitions[:, 1])
+            data["repetition_logzerr"] = (("repetition",), self.repetitions[:, 2])
+            coords["repetition"] = np.arange(len(self.repetitions))
+            coords["repetition_seed"] = (("repetition",), self.repetitions[:, 0].astype(np.uint64))
+        attrs = {"method": self.method, "seed": str(self.seed), "name": self.name or "",
+                 "warnings": list(self.warnings)}
+        for k in ("rhat_where", "ess_bulk_where", "ess_tail_where", "burnin_where"):
+            attrs[k] = row.get(k) or ""
+        return xr.Dataset(data, coords=coords, attrs=attrs)
 
     def _share_q(self) -> float:
         tot = self.re2_p + self.re2_q
@@ -235,8 +332,8 @@ class Result:
         try:
             import matplotlib.pyplot as plt
         except ImportError:
-            raise ImportError("Result.plot needs matplotlib: pip install 'gbs-evidence[plot]' "
-                              "(or pip install matplotlib)") from None
+            raise ImportError("Result.plot needs matplotlib: pip install matplotlib (or the 'plot' "
+                              "extra)") from None
         ctx = self._context
         if ctx is None:
             fig = fig or plt.figure(figsize=(5.5, 3.5))
@@ -342,11 +439,120 @@ def name_coordinates(message: str, labels: Optional[Sequence[str]]) -> str:
     return _COORDINATE.sub(lambda m: coordinate_name(int(m.group(1)), labels), message)
 
 
+class ErrorMeasures:
+    """The error of the evidence Z (not of ln Z), as R's bridgesampling
+    reports it with ``error_measures()``.
+
+    Attributes
+    ----------
+    re2 : float
+        The relative mean squared error of Z, E[(Z_hat - Z)^2] / Z^2:
+        ``re2_p + re2_q`` (Frühwirth-Schnatter 2004), the square of
+        ``logzerr``.
+    cv : float
+        The coefficient of variation of Z, sqrt(re2) (= ``logzerr``, to
+        first order: a relative error of Z of 1 % is an error of ln Z of
+        0.01).
+    percentage : float
+        100 cv: the percentage error of Z.
+    repetitions_sd, repetitions_min, repetitions_max, repetitions_iqr : float
+        With ``repetitions=k``: the standard deviation, range and
+        interquartile range of the k estimates of ln Z (nan otherwise).
+        The repetitions share the posterior draws and differ in the
+        proposal (fit and draws), so their spread measures the proposal's
+        part of the error: compare it with ``sqrt(re2_q)``, not with
+        ``logzerr``.
+    """
+
+    def __init__(self, re2: float, repetitions: Optional[np.ndarray] = None):
+        self.re2 = float(re2)
+        self.cv = math.sqrt(self.re2) if self.re2 >= 0 else math.nan
+        self.percentage = 100 * self.cv
+        nan = math.nan
+        self.repetitions_sd = self.repetitions_min = self.repetitions_max = nan
+        self.repetitions_iqr = nan
+        if repetitions is not None and len(repetitions) >= 2:
+            lz = np.asarray(repetitions, dtype=float)
+            self.repetitions_sd = float(np.std(lz, ddof=1))
+            self.repetitions_min, self.repetitions_max = float(lz.min()), float(lz.max())
+            q1, q3 = np.percentile(lz, [25, 75])
+            self.repetitions_iqr = float(q3 - q1)
+
+    @classmethod
+    def of(cls, r: "Result") -> "ErrorMeasures":
+        rep = None if r.repetitions is None else r.repetitions[:, 1]
+        return cls(r.re2_p + r.re2_q, rep)
+
+    def as_dict(self) -> Dict[str, float]:
+        return {k: getattr(self, k) for k in ("re2", "cv", "percentage", "repetitions_sd",
+                                               "repetitions_min", "repetitions_max",
+                                               "repetitions_iqr")}
+
+    def __str__(self) -> str:
+        s = "re2 = %.3g, cv = %.3g, percentage error of Z = %.3g%%" % (self.re2, self.cv, self.percentage)
+        if not math.isnan(self.repetitions_sd):
+            s += (", repetitions: sd of ln Z %.3g, range %.4f to %.4f, IQR %.3g"
+                  % (self.repetitions_sd, self.repetitions_min, self.repetitions_max,
+                     self.repetitions_iqr))
+        return s
+
+    def __repr__(self) -> str:
+        return "ErrorMeasures(%s)" % self
+
+
 class Diagnostics:
-    """The checks every evidence call runs (docs/diagnostics.md): a small
-    object whose attributes are also readable as ``d["rhat_max"]`` and
-    returned by ``as_dict()``. A value that was not computed is nan (or
-    None for a location).
+    """The checks every evidence call runs: a small object whose
+    attributes are also readable as ``d["rhat_max"]`` and returned by
+    ``as_dict()``. A value that was not computed is nan (or None for a
+    location). A failed check adds a warning to ``Result.warnings`` (the
+    spot-check raises an error instead); the "Diagnostics" page of the
+    documentation gives each check's reasoning and tests.
+
+    Notes
+    -----
+    The checks, their thresholds and what to do when one fails:
+
+    Convergence (``rhat_max``, ``ess_*``)
+        Warns when R-hat exceeds both 1.01 and ``rhat_crit`` (what chance
+        gives for chains this long), or when the bulk or tail ESS is below
+        100. Run longer chains, start them from dispersed points; for
+        several modes use a sampler that moves between them.
+    Burn-in (``burnin_z``)
+        Warns when the first 10 % of the chains differ from their last
+        50 % by more than 5 standard errors. Discard more warm-up
+        (``discard=``).
+    Chains apart or stuck (``n_outlier_chains``, ``n_stuck_chains``)
+        A chain whose mean sits more than 5 standard errors from the
+        others' (named in the R-hat warning), or that moves in fewer than
+        1 % of its steps. Find out why (another mode, a bad start); drop a
+        chain only when you know it is wrong.
+    Spot-check of the stored log p (``spot_checked``, ``spot_max_diff``)
+        The stored log p is evaluated again at 32 draws; a difference above
+        1e-5 (1 + abs(log p)) is an error: pass log p in the samples' layout,
+        from the same density, or leave it out.
+    Overlap of p and q (``pareto_k_q``, ``pareto_k_p``)
+        Pareto k-hat of p/q at the proposal draws and of q/p at the
+        posterior draws. The bridge warns only when both exceed 1 and the
+        cross-fitting or consistency checks also disagree; "is" and "hm"
+        warn above ``pareto_k_threshold`` = min(1 - 1/log10 S, 0.7). A
+        negative k-hat (such as -0.06) is a good value, not an error: the
+        ratios have a bounded tail, as when q covers p well; it is printed
+        as computed.
+    Consistency (``crossfit_z``, ``consistency_z``, ``is_z``, ``hm_z``)
+        Warns above 4 standard errors: the two cross-fitting passes, the
+        draws against the log density (the tilt identity), or importance /
+        reciprocal importance sampling against the bridge disagree. The
+        usual cause is a log density that is not the one the draws came
+        from (another prior, a missing Jacobian, a temperature); then
+        unconverged chains or unvisited modes.
+    Coverage (``coverage_frac``, ``coverage_limit``)
+        Short independence Metropolis-Hastings chains proposed by the flow
+        (and a widened copy) warn when their fraction of steps beyond the
+        range of the draws exceeds ``coverage_limit`` (a false-alarm rate of
+        1e-3 per run, times 2) with at least 4 distinct points there:
+        every chain missed the same mass (a funnel's neck, heavy tails),
+        and ln Z is low. Run the sampler longer or with a better
+        adaptation there, or reparameterize (non-centred).
 
     Attributes
     ----------
@@ -359,10 +565,11 @@ class Diagnostics:
     ess_bulk_min, ess_bulk_where, ess_tail_min, ess_tail_where : float, str
         Smallest bulk and tail effective sample sizes, and where.
     burnin_z, burnin_where : float, str
-        Largest |z| of the first 10% of the chains against their last 50%.
+        Largest abs(z) of the first 10% of the chains against their last 50%.
     n_outlier_chains, outlier_chain, n_stuck_chains, stuck_chain : int
-        Chains whose draws sit apart, chains that never move (first one, or
-        -1); the warnings list all of them.
+        Chains whose draws sit apart, chains that never move (the count,
+        and the first one's index, or None when there is none); the
+        warnings list all of them.
     spot_checked, spot_max_diff : int, float
         Draws whose stored log p was evaluated again, and the largest
         difference (a mismatch is an error, not a warning).
@@ -374,7 +581,7 @@ class Diagnostics:
         checks, and importance / reciprocal importance sampling with the
         same proposal against the bridge, in standard errors.
     coverage_frac, coverage_limit : float
-        The coverage check (bridge; docs/diagnostics.md, section 8): the
+        The coverage check (bridge; section 8 of the Diagnostics page): the
         fraction of the independence Metropolis-Hastings chains' steps
         beyond the range of the draws at the worst quantity and side (0
         when none had enough distinct points there), and the limit above
@@ -400,9 +607,9 @@ class Diagnostics:
     burnin_z: float
     burnin_where: Optional[str]
     n_outlier_chains: int
-    outlier_chain: int
+    outlier_chain: Optional[int]
     n_stuck_chains: int
-    stuck_chain: int
+    stuck_chain: Optional[int]
     spot_checked: int
     spot_max_diff: float
     pareto_k_q: float
@@ -447,6 +654,11 @@ class Diagnostics:
         # beyond the draws' range (coverage_side != 0).
         if v.get("coverage_side") == 0:
             v["coverage_where"] = None
+        # The library's -1 for "no such chain" is None here, as a missing
+        # coordinate location is.
+        for k in ("outlier_chain", "stuck_chain"):
+            if v[k] < 0:
+                v[k] = None
         d = cls(**v)
         d._labels = None if labels is None else list(labels)
         return d

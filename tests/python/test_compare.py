@@ -10,6 +10,7 @@ import gbs
 
 
 def test_bayes_factor_of_pairs_and_results():
+    # The pair (ln B, error) it returned before BayesFactor still unpacks.
     lbf, err = gbs.bayes_factor((-10.0, 0.03), (-12.5, 0.04))
     assert lbf == 2.5 and abs(err - 0.05) < 1e-15
     x = np.random.default_rng(0).normal(size=(3000, 2))
@@ -52,8 +53,10 @@ def test_compare_prior():
         gbs.compare(res, prior=[1, 2, 3])
     with pytest.raises(ValueError, match="each model"):
         gbs.compare(res, prior={"a": 1, "z": 1})
-    with pytest.raises(TypeError, match="mapping"):
-        gbs.compare([(0.0, 0.1)])
+    with pytest.raises(TypeError, match="mapping of model names to gbs.Result, or a sequence"):
+        gbs.compare((0.0, 0.1) for _ in range(2))
+    with pytest.raises(ValueError, match="empty"):
+        gbs.compare([])
 
 
 def test_compare_forms():
@@ -61,8 +64,152 @@ def test_compare_forms():
     text = str(t)
     assert "quadratic" in text and "best" in text and "P(model | data)" in text
     assert "<table>" in t._repr_html_() and "gbs.compare" in t._repr_html_()
-    assert len(t) == 2 and t.rows()[0]["model"] == "linear"
+    # Ranked by ln Z, the best first, as arviz.compare ranks.
+    assert len(t) == 2 and t.rows()[0]["model"] == "quadratic" and t.rows()[1]["rank"] == 1
     pd = pytest.importorskip("pandas")
-    df = t.to_pandas()
-    assert isinstance(df, pd.DataFrame) and list(df.index) == ["linear", "quadratic"]
-    assert df.loc["quadratic", "log_bf"] == 0.0
+    df = t.to_dataframe()
+    assert isinstance(df, pd.DataFrame) and list(df.index) == ["quadratic", "linear"]
+    assert df.loc["quadratic", "log_bf"] == 0.0 and df.loc["linear", "rank"] == 1
+    assert list(t.to_pandas().index) == list(df.index)
+
+
+def test_bayes_factor_object():
+    bf = gbs.bayes_factor((-10.0, 0.03), (-12.5, 0.04))
+    assert isinstance(bf, gbs.BayesFactor) and isinstance(bf, tuple)
+    assert bf.log == 2.5 and bf[0] == 2.5 and bf[1] == bf.log_err
+    assert float(bf) == pytest.approx(math.exp(2.5)) == bf.value
+    assert bf.value_err == pytest.approx(bf.value * bf.log_err)
+    assert bf.favours == "a" and bf.against == "b" and bf.resolved
+    # Kass & Raftery by 2 ln B = 5: positive; Jeffreys by B = 12.2: strong.
+    assert bf.strength == "positive" and bf.interpret("jeffreys") == "strong"
+    text = str(bf)
+    assert "in favour of a over b" in text and "positive" in text and "12.18" in text
+    # Against: the other model is favoured; the scale is by |ln B|.
+    rev = gbs.bayes_factor((-12.5, 0.04), (-10.0, 0.03))
+    assert rev.favours == "b" and rev.strength == "positive" and rev.value < 1
+    # Each step of the scales.
+    words = [gbs.BayesFactor(x / 2, 0.01).strength for x in (1.0, 3.0, 7.0, 11.0)]
+    assert words == ["not worth more than a bare mention", "positive", "strong", "very strong"]
+    jeff = [gbs.BayesFactor(math.log(b), 0.01).interpret("jeffreys") for b in (2, 5, 20, 50, 200)]
+    assert jeff == ["barely worth mentioning", "substantial", "strong", "very strong", "decisive"]
+    with pytest.raises(ValueError, match="scale"):
+        bf.interpret("bic")
+    # An unresolved sign says so instead of naming a winner.
+    weak = gbs.bayes_factor((0.0, 0.3), (-0.1, 0.3))
+    assert not weak.resolved and "not resolved" in str(weak)
+    # A huge factor overflows float() to inf, and prints as exp(...).
+    big = gbs.BayesFactor(1000.0, 0.1)
+    assert float(big) == math.inf and "exp(1000)" in str(big)
+    # Names come from the results.
+    x = np.random.default_rng(0).normal(size=(3000, 2))
+    r = gbs.evidence(lambda v: -0.5 * np.sum(v * v, axis=1), x, vectorize=True, seed=1, name="A")
+    assert r.name == "A" and gbs.bayes_factor(r, (0.0, 0.0)).names == ("A", "b")
+    import pickle
+    assert pickle.loads(pickle.dumps(bf)).names == bf.names
+
+
+def test_compare_sequence_ranked_with_names():
+    x = np.random.default_rng(0).normal(size=(3000, 2))
+    f = lambda v: -0.5 * np.sum(v * v, axis=1)  # noqa: E731
+    wide = gbs.evidence(f, x, vectorize=True, seed=1, name="wide")
+    narrow = gbs.evidence(lambda v: f(v) - 1.0, x, vectorize=True, seed=1, name="narrow")
+    t = gbs.compare([narrow, wide])
+    assert t.names == ["wide", "narrow"] and t.best == "wide"
+    np.testing.assert_array_equal(t.rank, [0, 1])
+    assert t.dlogz[1] == pytest.approx(1.0, abs=1e-9) and t.log_bf[1] == -t.dlogz[1]
+    assert (t.weight == t.prob).all() and t.prob[0] > t.prob[1]
+    assert t.bayes_factor("wide", "narrow").log == pytest.approx(1.0, abs=1e-9)
+    assert t.bayes_factor("narrow").favours == "wide"
+    # Unnamed items get model_i; duplicate names are an error.
+    assert gbs.compare([(0.0, 0.1), (1.0, 0.1)]).names == ["model_1", "model_0"]
+    with pytest.raises(ValueError, match="named 'wide'"):
+        gbs.compare([wide, wide])
+    with pytest.raises(KeyError, match="no model 'z'"):
+        t.bayes_factor("z")
+    # The prior by name follows the names, whatever the ranking.
+    tp = gbs.compare([narrow, wide], prior={"narrow": 0.9, "wide": 0.1})
+    assert tp.prior[tp.names.index("narrow")] == pytest.approx(0.9)
+
+
+def test_error_measures():
+    r = gbs.Result(-3.0, 0.02, 100, 100, 100, 1.0, 3e-4, 1e-4, "bridge", [], [])
+    em = gbs.error_measures(r)
+    assert em.re2 == pytest.approx(4e-4) and em.cv == pytest.approx(0.02)
+    assert em.percentage == pytest.approx(2.0) and "2%" in str(em)
+    assert math.isnan(em.repetitions_sd) and r.error_measures().as_dict()["cv"] == em.cv
+    with pytest.raises(TypeError, match="gbs.Result"):
+        gbs.error_measures((0.0, 0.1))
+
+
+def test_repetitions_spread_and_seeds():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 1500, 3))
+    calls = []
+
+    def f(v):
+        calls.append(len(v))
+        return -0.5 * np.sum(v * v, axis=1)
+    exact = 1.5 * math.log(2 * math.pi)
+    r = gbs.evidence(f, x, vectorize=True, seed=7, repetitions=4, n_q=2000)
+    assert r.repetitions.shape == (4, 3)
+    # The first repetition is the estimate the seed gives alone.
+    alone = gbs.evidence(f, x, vectorize=True, seed=7, n_q=2000)
+    assert r.logz == alone.logz and r.repetitions[0, 1] == r.logz and r.repetitions[0, 0] == 7
+    assert len(set(r.repetitions[:, 0])) == 4 and len(set(r.repetitions[:, 1])) == 4
+    # log p at the draws is evaluated once (3000), then 4 x (n_q + spot-check).
+    assert r.ncall == 3000 + 4 * (2000 + 32)
+    em = r.error_measures()
+    # The spread is the proposal's part of the error: of the size of
+    # sqrt(re2_q), and each repetition within 4 of its errors of exact.
+    assert 0 < em.repetitions_sd < 5 * math.sqrt(r.re2_q) + 1e-3
+    assert np.all(np.abs(r.repetitions[:, 1] - exact) < 4 * r.repetitions[:, 2])
+    assert em.repetitions_min <= r.logz <= em.repetitions_max and "repetitions" in str(em)
+    # Reproducible for a seed.
+    again = gbs.evidence(f, x, vectorize=True, seed=7, repetitions=4, n_q=2000)
+    np.testing.assert_array_equal(again.repetitions, r.repetitions)
+    with pytest.raises(TypeError, match="repetitions must be an integer"):
+        gbs.evidence(f, x, vectorize=True, repetitions=2.0)
+    with pytest.raises(ValueError, match="repetitions must be a positive integer"):
+        gbs.evidence(f, x, vectorize=True, repetitions=0)
+
+
+def test_result_dataframe_and_xarray():
+    pd = pytest.importorskip("pandas")
+    x = np.random.default_rng(0).normal(size=(2, 1000, 2))
+    r = gbs.evidence(lambda v: -0.5 * np.sum(v * v, axis=1), x, vectorize=True, seed=1,
+                     name="gauss", repetitions=2)
+    df = r.to_dataframe()
+    assert isinstance(df, pd.DataFrame) and list(df.index) == ["gauss"]
+    assert df.loc["gauss", "logz"] == r.logz and df.loc["gauss", "n_q"] == r.n_q
+    assert df.loc["gauss", "rhat_max"] == r.diagnostics.rhat_max
+    assert df.loc["gauss", "cv"] == pytest.approx(r.logzerr, rel=1e-12)
+    assert df.loc["gauss", "repetitions"] == 2
+    both = pd.concat([r.to_dataframe(), gbs.evidence(lambda v: -0.5 * np.sum(v * v, axis=1), x,
+                                                     vectorize=True, seed=2).to_dataframe()])
+    assert list(both.index) == ["gauss", "model"]
+    xr = pytest.importorskip("xarray")
+    ds = r.to_xarray()
+    assert isinstance(ds, xr.Dataset) and float(ds["logz"]) == r.logz
+    assert ds["trace_logz"].dims == ("trace",) and int(ds["trace_n_q"][-1]) == r.trace[-1, 0]
+    assert int(ds["n_q"]) == r.n_q
+    assert ds.sizes["repetition"] == 2 and ds.attrs["method"] == "bridge"
+    assert ds.attrs["name"] == "gauss"
+    assert r.as_dict()["name"] == "gauss" and len(r.as_dict()["repetitions"]) == 2
+
+
+def test_tables_without_pandas_or_xarray(monkeypatch):
+    import builtins
+    real = builtins.__import__
+
+    def no(name, *a, **k):
+        if name in ("pandas", "xarray"):
+            raise ImportError("no " + name)
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no)
+    r = gbs.Result(-3.0, 0.02, 100, 100, 100, 1.0, 3e-4, 1e-4, "bridge", [], [])
+    with pytest.raises(ImportError, match="to_dataframe needs pandas: pip install pandas"):
+        r.to_dataframe()
+    with pytest.raises(ImportError, match="to_xarray needs xarray: pip install xarray"):
+        r.to_xarray()
+    with pytest.raises(ImportError, match="pip install pandas"):
+        gbs.compare([(0.0, 0.1)]).to_dataframe()

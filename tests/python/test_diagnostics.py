@@ -30,7 +30,7 @@ def test_clean_draws_have_diagnostics_and_no_warning():
     assert d["spot_checked"] == 32 and d.spot_max_diff < 1e-9
     assert abs(d.crossfit_z) < 4 and d.consistency_z < 4
     assert 0 < d.pareto_k_threshold <= 0.7 and d.pareto_k_q < 0.7 and d.pareto_k_p < 0.7
-    assert d.n_stuck_chains == 0 and d.stuck_chain == -1
+    assert d.n_stuck_chains == 0 and d.stuck_chain is None
     assert "diagnostics: R-hat" in res.summary()
     assert "diagnostics" in res._repr_html_() and "Pareto" in res._repr_html_()
     assert res.as_dict()["diagnostics"]["spot_checked"] == 32

@@ -15,7 +15,7 @@ import gbs
 ])
 def test_missing_library_names_the_extra(monkeypatch, fn, module, extra):
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
-    with pytest.raises(ImportError, match=r"pip install 'gbs-evidence\[%s\]'" % extra):
+    with pytest.raises(ImportError, match=r"pip install %s \(or install gbs with its '%s' extra" % (module, extra)):
         fn()
 
 

@@ -2,8 +2,8 @@
 and posterior draws. One module per ecosystem; each imports its library
 only when called, so ``import gbs`` needs numpy alone.
 
-- :func:`gbs.from_pymc` (``pip install 'gbs-evidence[pymc]'``)
-- :func:`gbs.from_numpyro` (``pip install 'gbs-evidence[numpyro]'``)
+- :func:`gbs.from_pymc` (``pip install pymc``, or the ``pymc`` extra)
+- :func:`gbs.from_numpyro` (``pip install numpyro``, or the ``numpyro`` extra)
 """
 
 from __future__ import annotations
@@ -18,5 +18,7 @@ def require(module: str, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError("%s needs %s: pip install 'gbs-evidence[%s]' (%s)"
-                          % (feature, module.split(".")[0], extra, exc)) from exc
+        top = module.split(".")[0]
+        raise ImportError("%s needs %s: pip install %s (or install gbs with its %r extra: "
+                          "pip install '.[%s]' from a checkout) (%s)"
+                          % (feature, top, top, extra, extra, exc)) from exc

@@ -37,6 +37,64 @@ _compiled: "weakref.WeakKeyDictionary[Any, Dict[Tuple[Any, ...], _ModelDensity]]
 _lock = threading.Lock()
 
 
+# The PyMC majors the tests run with (tests/python/test_pymc.py).
+TESTED_MAJORS = (5,)
+_version_warned = False
+
+
+class UntestedVersionWarning(UserWarning):
+    """gbs.from_pymc runs with a PyMC major version the tests do not cover."""
+
+
+def _check_version(pm: Any) -> None:
+    """Warn once per process when PyMC's major version is one the tests do
+    not run. PyMC 6 needs Python >= 3.12; the calls the adapter makes
+    (Model.free_RVs, rvs_to_values, rvs_to_transforms,
+    transform.forward(value, *rv.owner.inputs), Model.logp(jacobian=True),
+    pymc.pytensorf.join_nonshared_inputs) are those PyMC 6 documents, but
+    they have only been run with PyMC 5 here."""
+    global _version_warned
+    if _version_warned:
+        return
+    version = str(getattr(pm, "__version__", "0"))
+    try:
+        major = int(version.split(".")[0])
+    except ValueError:
+        return
+    if major not in TESTED_MAJORS:
+        import warnings
+        _version_warned = True
+        warnings.warn("gbs.from_pymc is tested with PyMC %s only, and this is PyMC %s: the "
+                      "adapter uses the same model API in PyMC 6, but the result has not been "
+                      "checked there. Check ln Z on a model with a known evidence (a conjugate "
+                      "normal), or compare with gbs.evidence on the model's log density, before "
+                      "relying on it" % ("/".join(map(str, TESTED_MAJORS)), version),
+                      UntestedVersionWarning, stacklevel=3)
+
+
+def _clone_replace(outputs: Any, replace: Dict[Any, Any]) -> Any:
+    """pytensor.clone_replace, or PyMC's replace_vars_in_graphs where
+    pytensor no longer has it (PyTensor 3, which PyMC 6 uses)."""
+    import pytensor
+    if hasattr(pytensor, "clone_replace"):
+        return pytensor.clone_replace(outputs, replace=replace)
+    from pymc.pytensorf import replace_vars_in_graphs
+    return replace_vars_in_graphs(outputs, replace)
+
+
+def _scan(fn: Any, xb: Any) -> Any:
+    """pytensor.scan of fn over the rows of xb, its outputs only: newer
+    PyTensor (PyMC 6's) returns the updates only when asked
+    (return_updates), older always returns (outputs, updates)."""
+    import inspect
+
+    import pytensor
+    if "return_updates" in inspect.signature(pytensor.scan).parameters:
+        return pytensor.scan(fn, sequences=[xb], return_updates=False)
+    rows, _ = pytensor.scan(fn, sequences=[xb])
+    return rows
+
+
 def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str]] = None,
               compile_kwargs: Optional[Dict[str, Any]] = None, **evidence_kwargs: Any) -> Result:
     """ln Z of a PyMC model from its posterior draws.
@@ -95,6 +153,7 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         shape.
     """
     pm = require("pymc", "pymc", "gbs.from_pymc")
+    _check_version(pm)
     settings = check_settings(**evidence_kwargs)
     if model is None:
         try:
@@ -220,7 +279,7 @@ class _ModelDensity:
         holders = [rv.type(name=rv.name) for rv in rvs]
         forward = [rv if tr is None else tr.forward(rv, *rv.owner.inputs)
                    for rv, tr in zip(rvs, transforms)]
-        forward = pytensor.clone_replace(forward, replace=dict(zip(rvs, holders)))
+        forward = _clone_replace(forward, dict(zip(rvs, holders)))
         batched = [pt.tensor(dtype=h.type.dtype, shape=(None,) + tuple(s), name=h.name)
                    for h, s in zip(holders, shapes)]
         try:
@@ -260,8 +319,7 @@ class _ModelDensity:
         except NotImplementedError:
             # No batched form of some op: a scan over the rows, still one
             # compiled call per batch.
-            rows, _ = pytensor.scan(lambda row: pytensor.clone_replace(out, {flat: row}),
-                                    sequences=[xb])
+            rows = _scan(lambda row: _clone_replace(out, {flat: row}), xb)
             self._logp_fn = pytensor.function([xb], rows, **self._compile_kwargs)
             self._logp_batched = False
 
