@@ -461,7 +461,9 @@ class ErrorMeasures:
         The repetitions share the posterior draws and differ in the
         proposal (fit and draws), so their spread measures the proposal's
         part of the error: compare it with ``sqrt(re2_q)``, not with
-        ``logzerr``.
+        ``logzerr``. It also holds the variation of the flow fit, which
+        re2_q does not: on a 4-d Gaussian it came out 1.5 to 2 times
+        ``sqrt(re2_q)`` (the benchmarks page, "Repetitions").
     """
 
     def __init__(self, re2: float, repetitions: Optional[np.ndarray] = None):
