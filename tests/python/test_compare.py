@@ -150,10 +150,13 @@ def test_repetitions_spread_and_seeds():
         calls.append(len(v))
         return -0.5 * np.sum(v * v, axis=1)
     exact = 1.5 * math.log(2 * math.pi)
-    r = gbs.evidence(f, x, vectorize=True, seed=7, repetitions=4, n_q=2000)
-    assert r.repetitions.shape == (4, 3)
+    # Without the coverage check the library's calls are n_q + the spot-check.
+    kw = dict(vectorize=True, n_q=2000, coverage_check=False)
+    calls.clear()
+    r = gbs.evidence(f, x, seed=7, repetitions=4, **kw)
+    assert sum(calls) == r.ncall and r.repetitions.shape == (4, 3)
     # The first repetition is the estimate the seed gives alone.
-    alone = gbs.evidence(f, x, vectorize=True, seed=7, n_q=2000)
+    alone = gbs.evidence(f, x, seed=7, **kw)
     assert r.logz == alone.logz and r.repetitions[0, 1] == r.logz and r.repetitions[0, 0] == 7
     assert len(set(r.repetitions[:, 0])) == 4 and len(set(r.repetitions[:, 1])) == 4
     # log p at the draws is evaluated once (3000), then 4 x (n_q + spot-check).
@@ -165,7 +168,7 @@ def test_repetitions_spread_and_seeds():
     assert np.all(np.abs(r.repetitions[:, 1] - exact) < 4 * r.repetitions[:, 2])
     assert em.repetitions_min <= r.logz <= em.repetitions_max and "repetitions" in str(em)
     # Reproducible for a seed.
-    again = gbs.evidence(f, x, vectorize=True, seed=7, repetitions=4, n_q=2000)
+    again = gbs.evidence(f, x, seed=7, repetitions=4, **kw)
     np.testing.assert_array_equal(again.repetitions, r.repetitions)
     with pytest.raises(TypeError, match="repetitions must be an integer"):
         gbs.evidence(f, x, vectorize=True, repetitions=2.0)
