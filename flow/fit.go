@@ -39,26 +39,55 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 }
 
 func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
+	r, b, err := checkFitInput(x, d, weights, s)
+	if err != nil {
+		return nil, err
+	}
+	f := &Flow{d: d, bounds: b, threads: r.Threads}
+	threads := resolveThreads(r.Threads)
+	fd, err := prepareFitData(x, d, weights, b, r)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := fitWhitening(fd.zt, fd.nt, d, fd.wtr, heldOutPoints{x: fd.zv, n: fd.nv, w: fd.wv}, r.Whiten, threads)
+	if err != nil {
+		return nil, err
+	}
+	f.wt = wt
+	whitenAll(wt, fd.zt, fd.nt, d, threads)
+	whitenAll(wt, fd.zv, fd.nv, d, threads)
+	for i := range fd.ldv {
+		fd.ldv[i] += wt.logDet
+	}
+	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
+	f.init()
+	return f, nil
+}
+
+// checkFitInput validates the shape of x, the settings (resolved for d),
+// the memory the fit needs, the data and weights, and the bounds, which it
+// returns as a layer (nil when unbounded).
+func checkFitInput(x []float64, d int, weights []float64, s *Settings) (resolved, *bounds, error) {
 	if d < 1 {
-		return nil, fmt.Errorf("flow: dimension d = %d, want at least 1", d)
+		return resolved{}, nil, fmt.Errorf("flow: dimension d = %d, want at least 1", d)
 	}
 	if len(x) == 0 || len(x)%d != 0 {
-		return nil, fmt.Errorf("flow: len(x) = %d is not a positive multiple of d = %d", len(x), d)
+		return resolved{}, nil, fmt.Errorf("flow: len(x) = %d is not a positive multiple of d = %d", len(x), d)
 	}
 	n := len(x) / d
 	r, err := s.resolve(d)
 	if err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	if err := checkFitMemory(&r, n, d); err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	if err := checkData(x, n, d, weights); err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	b, err := newBounds(r.Lower, r.Upper, d)
 	if err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	if b != nil {
 		for i := 0; i < n; i++ {
@@ -66,13 +95,35 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 				continue
 			}
 			if j, ok := b.inside(x[i*d : (i+1)*d]); !ok {
-				return nil, fmt.Errorf("flow: point %d has x[%d] = %g, not strictly inside its bounds (%g, %g)", i, j, x[i*d+j], b.lo[j], b.hi[j])
+				return r, nil, fmt.Errorf("flow: point %d has x[%d] = %g, not strictly inside its bounds (%g, %g)", i, j, x[i*d+j], b.lo[j], b.hi[j])
 			}
 		}
 	}
-	f := &Flow{d: d, bounds: b, threads: r.Threads}
-	threads := resolveThreads(r.Threads)
+	return r, b, nil
+}
 
+// fitData are the points a fit works on: the distinct points, through the
+// bounds layer, split into training and held-out rows.
+type fitData struct {
+	d      int
+	nd     int       // distinct points
+	zt, zv []float64 // training and held-out rows (nt×d, nv×d)
+	nt, nv int
+	wtr    []float64 // their weights (nil for equal)
+	wv     []float64
+	ldv    []float64 // log|J| so far of each held-out row
+	// The held-out rows' first nsel choose among candidates and the rows
+	// from stop on decide whether a layer is kept (see splitHeldOut);
+	// wsel and wstop are their weights.
+	nsel, stop  int
+	wsel, wstop []float64
+}
+
+// prepareFitData merges duplicate points, checks that enough distinct
+// points remain, maps them through the bounds layer b (which it
+// calibrates) and splits them into training and held-out rows.
+func prepareFitData(x []float64, d int, weights []float64, b *bounds, r resolved) (*fitData, error) {
+	n := len(x) / d
 	pts, w, _ := distinctPoints(x, n, d, weights)
 	nd := len(pts) / d
 	// MCMC chains repeat a point at every rejected proposal, so
@@ -108,34 +159,35 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		val = interleave(val)
 		nsel = (len(val) + 1) / 2
 	}
-	zt, wtr, _ := gather(pts, w, ldb, train, d)
-	zv, wv, ldv := gather(pts, w, ldb, val, d)
-	nt, nv := len(train), len(val)
-	var wsel, wstop []float64 // the weights of the two parts
-	if wv != nil {
-		wsel, wstop = wv[:nsel], wv
-		if nsel < nv {
-			wstop = wv[nsel:]
+	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel}
+	fd.zt, fd.wtr, _ = gather(pts, w, ldb, train, d)
+	fd.zv, fd.wv, fd.ldv = gather(pts, w, ldb, val, d)
+	if fd.wv != nil {
+		fd.wsel, fd.wstop = fd.wv[:nsel], fd.wv
+		if nsel < fd.nv {
+			fd.wstop = fd.wv[nsel:]
 		}
 	}
-
-	wt, err := fitWhitening(zt, nt, d, wtr, r.Whiten, threads)
-	if err != nil {
-		return nil, err
+	if nsel < fd.nv {
+		fd.stop = nsel
 	}
-	f.wt = wt
-	whitenAll(wt, zt, nt, d, threads)
-	whitenAll(wt, zv, nv, d, threads)
-	for i := range ldv {
-		ldv[i] += wt.logDet
-	}
+	return fd, nil
+}
 
+// fitLayers adds Gaussianizing layers to the whitened points of fd (which
+// it transforms in place) while they gain held-out log-likelihood, and
+// returns the kept layers, the held-out mean log-likelihood after each
+// prefix (heldOut[0]: whitening only; empty without held-out points) and
+// the fallbacks taken.
+func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []float64, warnings []string) {
+	d, nt, nv, nsel := fd.d, fd.nt, fd.nv, fd.nsel
+	zt, zv, wtr, wv, ldv := fd.zt, fd.zv, fd.wtr, fd.wv, fd.ldv
 	maxLayers := r.MaxLayers
 	if r.Layers > 0 {
 		maxLayers = r.Layers
 	}
 	if effectiveSize(wtr, nt) < minTrainingForLayers || (r.Layers == 0 && effectiveSize(wv, nv) < minValidationForStop) {
-		f.warnings = append(f.warnings, fmt.Sprintf("only %d distinct points (%d for fitting, %d held out): too few for Gaussianizing layers, q is the fitted Gaussian (whitening only)", nd, nt, nv))
+		warnings = append(warnings, fmt.Sprintf("only %d distinct points (%d for fitting, %d held out): too few for Gaussianizing layers, q is the fitted Gaussian (whitening only)", fd.nd, nt, nv))
 		maxLayers = 0
 	}
 	llBest := make([]float64, nv) // per-point held-out log q of the best prefix
@@ -143,7 +195,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	if nv > 0 {
 		pointLogLik(llBest, zv, ldv, nv, d, threads)
 		m, _ := weightedMean(llBest, nil, wv)
-		f.heldOut = append(f.heldOut, m)
+		heldOut = append(heldOut, m)
 	}
 
 	k := r.Directions
@@ -157,7 +209,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	pv := make([]float64, nv*k)
 	var cs *condState
 	if !r.NoConditional && d >= 2 && nv > 0 {
-		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: wsel, mo: mo, bws: bws, threads: threads}}
+		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: fd.wsel, mo: mo, bws: bws, threads: threads}}
 	}
 	best, stale := 0, 0
 	var prevFrame []float64
@@ -165,78 +217,87 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		rng := rand.New(rand.NewPCG(r.Seed, streamLayer+uint64(l)))
 		a := layerFrame(zt, nt, d, k, wtr, prevFrame, r.Rotation, rng, threads)
 		prevFrame = a
-		projectRows(p, zt, nt, d, a, k, threads)
-		if nv > 0 {
-			projectRows(pv, zv, nv, d, a, k, threads)
-		}
-		maps := make([]spline, k)
-		active := make([]bool, k)
-		gains := make([]float64, k)
-		parallelFor(threads, k, func(c int) {
-			maps[c], gains[c], active[c] = fitDirection(p, pv, c, k, nt, nsel, wtr, wsel, mo, bws)
-		})
-		var psi []spline
-		var slicedGain float64
-		for c, on := range active {
-			if on {
-				psi = append(psi, maps[c])
-				slicedGain += gains[c]
-			}
-		}
-		// The conditional candidate competes on the same footing: both
-		// gains are exact held-out log-likelihood gains of the layer.
-		var ly layer
-		if cl, ok := cs.beats(slicedGain); ok {
-			ly = layer{cond: &cl}
-			cs.accept()
-			applyCond(&cl, zt, nil, nt, d, threads)
-			if nv > 0 {
-				applyCond(&cl, zv, ldv, nv, d, threads)
-			}
-		} else if len(psi) > 0 {
-			ly = newLayer(a, d, k, active, psi)
-			cs.reset()
-			ka := len(ly.cols)
-			compactColumns(p, nt, k, ly.cols)
-			ly.applyProjected(zt, p[:nt*ka], nil, nt, d, threads)
-			if nv > 0 {
-				compactColumns(pv, nv, k, ly.cols)
-				ly.applyProjected(zv, pv[:nv*ka], ldv, nv, d, threads)
-			}
-		} else {
+		ly, ok := fitLayer(fd, a, k, p, pv, cs, mo, bws, threads)
+		if !ok {
 			// No direction gains on held-out data: nothing to add.
 			stale++
 			continue
 		}
-		f.layers = append(f.layers, ly)
+		layers = append(layers, ly)
 		if nv == 0 {
-			best = len(f.layers)
+			best = len(layers)
 			continue
 		}
 		pointLogLik(llNew, zv, ldv, nv, d, threads)
 		ll, _ := weightedMean(llNew, nil, wv)
-		f.heldOut = append(f.heldOut, ll)
+		heldOut = append(heldOut, ll)
 		// A layer counts as an improvement only when its gain over the
 		// best prefix is clearly above the noise of the held-out mean
 		// (paired differences, two standard errors): gains within the
 		// noise cost time and do not make q measurably closer to p.
-		stop := 0
-		if nsel < nv {
-			stop = nsel
-		}
-		if gain, se := weightedMean(llNew[stop:], llBest[stop:], wstop); gain > stopSignificance*se && gain > 0 {
-			best, stale = len(f.layers), 0
+		if gain, se := weightedMean(llNew[fd.stop:], llBest[fd.stop:], fd.wstop); gain > stopSignificance*se && gain > 0 {
+			best, stale = len(layers), 0
 			llBest, llNew = llNew, llBest
 		} else {
 			stale++
 		}
 	}
-	f.layers = f.layers[:best]
-	if len(f.heldOut) > 0 {
-		f.heldOut = f.heldOut[:best+1]
+	layers = layers[:best]
+	if len(heldOut) > 0 {
+		heldOut = heldOut[:best+1]
 	}
-	f.init()
-	return f, nil
+	return layers, heldOut, warnings
+}
+
+// fitLayer fits one layer in the frame a (d×k): the 1-D maps of the
+// directions that gain on held-out points, or the conditional candidate
+// of cs when it gains more, and applies it to the training and held-out
+// rows of fd (p and pv are scratch for their projections). ok is false
+// when neither gains, and fd is then unchanged.
+func fitLayer(fd *fitData, a []float64, k int, p, pv []float64, cs *condState, mo marginalOptions, bws []float64, threads int) (ly layer, ok bool) {
+	d, nt, nv := fd.d, fd.nt, fd.nv
+	zt, zv := fd.zt, fd.zv
+	projectRows(p, zt, nt, d, a, k, threads)
+	if nv > 0 {
+		projectRows(pv, zv, nv, d, a, k, threads)
+	}
+	maps := make([]spline, k)
+	active := make([]bool, k)
+	gains := make([]float64, k)
+	parallelFor(threads, k, func(c int) {
+		maps[c], gains[c], active[c] = fitDirection(p, pv, c, k, nt, fd.nsel, fd.wtr, fd.wsel, mo, bws)
+	})
+	var psi []spline
+	var slicedGain float64
+	for c, on := range active {
+		if on {
+			psi = append(psi, maps[c])
+			slicedGain += gains[c]
+		}
+	}
+	// The conditional candidate competes on the same footing: both
+	// gains are exact held-out log-likelihood gains of the layer.
+	if cl, ok := cs.beats(slicedGain); ok {
+		cs.accept()
+		applyCond(&cl, zt, nil, nt, d, threads)
+		if nv > 0 {
+			applyCond(&cl, zv, fd.ldv, nv, d, threads)
+		}
+		return layer{cond: &cl}, true
+	}
+	if len(psi) == 0 {
+		return layer{}, false
+	}
+	ly = newLayer(a, d, k, active, psi)
+	cs.reset()
+	ka := len(ly.cols)
+	compactColumns(p, nt, k, ly.cols)
+	ly.applyProjected(zt, p[:nt*ka], nil, nt, d, threads)
+	if nv > 0 {
+		compactColumns(pv, nv, k, ly.cols)
+		ly.applyProjected(zv, pv[:nv*ka], fd.ldv, nv, d, threads)
+	}
+	return ly, true
 }
 
 // The held-out points are split in two when there are at least

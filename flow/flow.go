@@ -50,6 +50,14 @@ func (f *Flow) ConditionalLayers() int {
 	return n
 }
 
+// ShrunkCovariance reports whether the whitening Gaussian's covariance
+// is the nonlinear shrinkage estimate rather than the sample covariance:
+// it is, when the points are few for their dimension (the sample
+// covariance's expected excess KL divergence, d²/(4n) for n training
+// points, is at least a nat) and the shrunk covariance fits the held-out
+// points clearly better. Not serialized: false after UnmarshalBinary.
+func (f *Flow) ShrunkCovariance() bool { return f.wt != nil && f.wt.shrunk }
+
 // Warnings returns the documented fallbacks taken during the fit, such as
 // merged duplicate points or a whitening-only flow for too few points.
 func (f *Flow) Warnings() []string { return append([]string(nil), f.warnings...) }

@@ -64,43 +64,75 @@ type whitening struct {
 	whiteT  []float64 // whiteᵀ, for row-major products
 	unT     []float64 // unwhiteᵀ
 	logDet  float64   // log|det white|
+	shrunk  bool      // the covariance is the shrinkage estimate (not serialized)
 }
 
 // fitWhitening estimates the weighted mean and covariance of the n×d
 // points x (weights w summing to anything positive, nil for equal) and
-// builds the whitening map.
-func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads int) (*whitening, error) {
-	wt := &whitening{mean: make([]float64, d)}
+// builds the whitening map. The held-out points val (may be empty) decide
+// whether the covariance is shrunk (see chooseCovariance).
+func fitWhitening(x []float64, n, d int, w []float64, val heldOutPoints, mode WhitenMode, threads int) (*whitening, error) {
 	if mode == WhitenNone {
-		wt.white = identity(d)
-		wt.unwhite = identity(d)
+		wt := &whitening{mean: make([]float64, d), white: identity(d), unwhite: identity(d)}
 		wt.init(d)
 		return wt, nil
 	}
-	weight := func(i int) float64 {
-		if w == nil {
-			return 1
-		}
-		return w[i]
+	if mode != WhitenCholesky && mode != WhitenPCA {
+		return nil, fmt.Errorf("flow: unknown whitening mode %d", int(mode))
 	}
-	var total float64
+	mean, total := columnMeans(x, n, d, w)
+	scale, err := columnScales(x, n, d, mean)
+	if err != nil {
+		return nil, err
+	}
+	cov := scaledCovariance(x, n, d, w, mean, scale, total, threads)
+	cov, shrunk, err := chooseCovariance(cov, effectiveSize(w, n), mean, scale, val, threads)
+	if err != nil {
+		return nil, err
+	}
+	var white, unwhite []float64
+	if mode == WhitenCholesky {
+		white, unwhite, err = choleskyWhitening(cov, scale)
+	} else {
+		white, unwhite, err = pcaWhitening(cov, scale)
+	}
+	if err != nil {
+		return nil, err
+	}
+	wt := &whitening{mean: mean, white: white, unwhite: unwhite, shrunk: shrunk}
+	wt.init(d)
+	return wt, nil
+}
+
+// columnMeans returns the weighted mean of each column of the n×d points
+// x and the total weight.
+func columnMeans(x []float64, n, d int, w []float64) (mean []float64, total float64) {
+	mean = make([]float64, d)
 	for i := 0; i < n; i++ {
-		total += weight(i)
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		total += wi
 		for j, v := range x[i*d : i*d+d] {
-			wt.mean[j] += weight(i) * v
+			mean[j] += wi * v
 		}
 	}
-	for j := range wt.mean {
-		wt.mean[j] /= total
+	for j := range mean {
+		mean[j] /= total
 	}
-	// The covariance is computed for the columns scaled by their largest
-	// deviation from the mean, so that data of any magnitude (1e-200 or
-	// 1e200) neither underflow nor overflow when squared; the scales are
-	// folded back into the whitening matrices.
+	return mean, total
+}
+
+// columnScales returns each column's largest deviation from its mean.
+// The covariance is computed for the columns scaled by it, so that data
+// of any magnitude (1e-200 or 1e200) neither underflow nor overflow when
+// squared; the scales are folded back into the whitening matrices.
+func columnScales(x []float64, n, d int, mean []float64) ([]float64, error) {
 	scale := make([]float64, d)
 	for i := 0; i < n; i++ {
 		for j, v := range x[i*d : i*d+d] {
-			scale[j] = max(scale[j], math.Abs(v-wt.mean[j]))
+			scale[j] = max(scale[j], math.Abs(v-mean[j]))
 		}
 	}
 	for j, sc := range scale {
@@ -108,11 +140,17 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 			return nil, fmt.Errorf("flow: column %d has no finite spread around its mean", j)
 		}
 	}
-	// Covariance from centred rows, accumulated per fixed group of rows
-	// and summed in group order (deterministic for any number of
-	// threads). Groups are large (covGroupRows) because each holds a d×d
-	// partial sum: per 256-row chunk, as before, 10^5 points in 1000
-	// dimensions held 3 GB of them.
+	return scale, nil
+}
+
+// scaledCovariance returns the weighted covariance (divided by the total
+// weight) of the columns of x centred by mean and divided by scale.
+//
+// It is accumulated per fixed group of rows and summed in group order
+// (deterministic for any number of threads). Groups are large
+// (covGroupRows) because each holds a d×d partial sum: per 256-row chunk,
+// as before, 10^5 points in 1000 dimensions held 3 GB of them.
+func scaledCovariance(x []float64, n, d int, w, mean, scale []float64, total float64, threads int) *mat.SymDense {
 	ng := (n + covGroupRows - 1) / covGroupRows
 	parts := make([][]float64, ng)
 	parallelFor(threads, ng, func(g int) {
@@ -124,7 +162,7 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 			for i := c0; i < c1; i++ {
 				r := rows[(i-c0)*d : (i-c0+1)*d]
 				for j, v := range x[i*d : i*d+d] {
-					r[j] = (v - wt.mean[j]) / scale[j]
+					r[j] = (v - mean[j]) / scale[j]
 				}
 			}
 			// Blocks of covBlock rows of s stay in cache while every point
@@ -134,7 +172,10 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 				j1 := min(j0+covBlock, d)
 				for i := c0; i < c1; i++ {
 					r := rows[(i-c0)*d : (i-c0+1)*d]
-					wi := weight(i)
+					wi := 1.0
+					if w != nil {
+						wi = w[i]
+					}
 					for j := j0; j < j1; j++ {
 						if f := wi * r[j]; f != 0 {
 							floats.AddScaled(s[j*d:j*d+j+1], f, r[:j+1])
@@ -155,71 +196,80 @@ func fitWhitening(x []float64, n, d int, w []float64, mode WhitenMode, threads i
 			cov.SetSym(j, l, v/total)
 		}
 	}
-	switch mode {
-	case WhitenCholesky:
-		var ch mat.Cholesky
-		ok := ch.Factorize(cov)
-		var lt mat.TriDense
-		if ok {
-			ch.LTo(&lt)
-		}
-		for j := 0; j < d; j++ {
-			// L_jj² is the variance of coordinate j left after regressing
-			// out the coordinates before it.
-			if ok && lt.At(j, j)*lt.At(j, j) > singularTol*cov.At(j, j) {
-				continue
-			}
-			if !ok {
-				// Rounding can make a singular covariance fail the
-				// factorization instead of leaving a tiny pivot: find
-				// the column where it breaks down.
-				j = firstSingularColumn(cov)
-			}
-			if j <= 0 {
-				return nil, errors.New("flow: covariance is not positive definite")
-			}
-			return nil, fmt.Errorf("flow: covariance is singular: column %d is (numerically) a linear combination of columns 0..%d, so the points have no density in %d dimensions", j, j-1, d)
-		}
-		var inv mat.TriDense
-		if err := inv.InverseTri(&lt); err != nil {
-			return nil, fmt.Errorf("flow: covariance is too ill-conditioned to whiten: %v", err)
-		}
-		// x - μ = S L z with S = diag(scale): unwhite = S L, white = L⁻¹ S⁻¹.
-		wt.unwhite = make([]float64, d*d)
-		wt.white = make([]float64, d*d)
-		for i := 0; i < d; i++ {
-			for j := 0; j <= i; j++ {
-				wt.unwhite[i*d+j] = scale[i] * lt.At(i, j)
-				wt.white[i*d+j] = inv.At(i, j) / scale[j]
-			}
-		}
-	case WhitenPCA:
-		var eig mat.EigenSym
-		if !eig.Factorize(cov, true) {
-			return nil, fmt.Errorf("flow: eigendecomposition of the covariance failed")
-		}
-		vals := eig.Values(nil) // ascending
-		if !(vals[0] > singularTol*vals[d-1]) {
-			return nil, fmt.Errorf("flow: covariance is singular (smallest/largest eigenvalue %.3g/%.3g): the points have no density in %d dimensions", vals[0], vals[d-1], d)
-		}
-		var vec mat.Dense
-		eig.VectorsTo(&vec)
-		wt.white = make([]float64, d*d)
-		wt.unwhite = make([]float64, d*d)
-		for c := 0; c < d; c++ {
-			// Largest variance first; z_c = v_cᵀ S⁻¹(x-μ)/sqrt(λ_c).
-			e := d - 1 - c
-			sq := math.Sqrt(vals[e])
-			for j := 0; j < d; j++ {
-				wt.white[c*d+j] = vec.At(j, e) / sq / scale[j]
-				wt.unwhite[j*d+c] = scale[j] * vec.At(j, e) * sq
-			}
-		}
-	default:
-		return nil, fmt.Errorf("flow: unknown whitening mode %d", int(mode))
+	return cov
+}
+
+// choleskyWhitening returns white = L⁻¹ S⁻¹ and unwhite = S L for the
+// lower Cholesky factor L of the scaled covariance cov and S =
+// diag(scale), or an error naming the first (numerically) dependent
+// column.
+func choleskyWhitening(cov *mat.SymDense, scale []float64) (white, unwhite []float64, err error) {
+	d := cov.SymmetricDim()
+	var ch mat.Cholesky
+	ok := ch.Factorize(cov)
+	var lt mat.TriDense
+	if ok {
+		ch.LTo(&lt)
 	}
-	wt.init(d)
-	return wt, nil
+	for j := 0; j < d; j++ {
+		// L_jj² is the variance of coordinate j left after regressing
+		// out the coordinates before it.
+		if ok && lt.At(j, j)*lt.At(j, j) > singularTol*cov.At(j, j) {
+			continue
+		}
+		if !ok {
+			// Rounding can make a singular covariance fail the
+			// factorization instead of leaving a tiny pivot: find
+			// the column where it breaks down.
+			j = firstSingularColumn(cov)
+		}
+		if j <= 0 {
+			return nil, nil, errors.New("flow: covariance is not positive definite")
+		}
+		return nil, nil, fmt.Errorf("flow: covariance is singular: column %d is (numerically) a linear combination of columns 0..%d, so the points have no density in %d dimensions", j, j-1, d)
+	}
+	var inv mat.TriDense
+	if err := inv.InverseTri(&lt); err != nil {
+		return nil, nil, fmt.Errorf("flow: covariance is too ill-conditioned to whiten: %v", err)
+	}
+	// x - μ = S L z with S = diag(scale): unwhite = S L, white = L⁻¹ S⁻¹.
+	unwhite = make([]float64, d*d)
+	white = make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			unwhite[i*d+j] = scale[i] * lt.At(i, j)
+			white[i*d+j] = inv.At(i, j) / scale[j]
+		}
+	}
+	return white, unwhite, nil
+}
+
+// pcaWhitening returns the map onto the principal axes of the scaled
+// covariance cov, largest variance first, each scaled to unit variance.
+func pcaWhitening(cov *mat.SymDense, scale []float64) (white, unwhite []float64, err error) {
+	d := cov.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, true) {
+		return nil, nil, fmt.Errorf("flow: eigendecomposition of the covariance failed")
+	}
+	vals := eig.Values(nil) // ascending
+	if !(vals[0] > singularTol*vals[d-1]) {
+		return nil, nil, fmt.Errorf("flow: covariance is singular (smallest/largest eigenvalue %.3g/%.3g): the points have no density in %d dimensions", vals[0], vals[d-1], d)
+	}
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	white = make([]float64, d*d)
+	unwhite = make([]float64, d*d)
+	for c := 0; c < d; c++ {
+		// Largest variance first; z_c = v_cᵀ S⁻¹(x-μ)/sqrt(λ_c).
+		e := d - 1 - c
+		sq := math.Sqrt(vals[e])
+		for j := 0; j < d; j++ {
+			white[c*d+j] = vec.At(j, e) / sq / scale[j]
+			unwhite[j*d+c] = scale[j] * vec.At(j, e) * sq
+		}
+	}
+	return white, unwhite, nil
 }
 
 // firstSingularColumn returns the first column j whose Cholesky pivot,

@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -113,8 +114,7 @@ func TestDiagnosticsWrongDensity(t *testing.T) {
 	} {
 		s := normalChains(d, 8, 500, 0, tc.drawsSD, rand.New(rand.NewPCG(1, 2)))
 		res := runEvidence(t, tc.name, tc.logp, s)
-		if !hasWarning(res, "not self-consistent", "not distributed as the log density says", "log density that is not the one") &&
-			!hasWarning(res, "barely overlap", "log density is the one the draws come from") {
+		if !hasWarning(res, "not self-consistent", "not distributed as the log density says", "log density that is not the one") {
 			t.Errorf("%s: no warning that draws and log density disagree: %q", tc.name, res.Warnings)
 		}
 	}
@@ -285,5 +285,49 @@ func TestDiagnosticsNoFalseAlarm(t *testing.T) {
 	res = runEvidence(t, "exact draws", logp, iid)
 	if len(res.Warnings) != 0 {
 		t.Errorf("exact draws: warnings %q", res.Warnings)
+	}
+}
+
+// The overlap warning names the most likely cause, and never the user's
+// log density on the strength of a thin overlap alone: few draws per
+// dimension when d²/(4n) explains the distance between q and p, the
+// flow's fit otherwise.
+func TestOverlapWarningNamesCause(t *testing.T) {
+	pass := func(kl float64) passData {
+		a := make([]float64, 100)
+		for i := range a {
+			a[i] = -kl + 0.5*float64(i%3-1) // mean -kl: KL(p‖q) = kl at ln Z = 0
+		}
+		return passData{a: a, logZ: 0}
+	}
+	for _, tc := range []struct {
+		name  string
+		d, n  int
+		kl    float64
+		cause string
+	}{
+		{"d=1000, 2e4 draws", 1000, 20000, 28, "few draws for the dimension"},
+		{"d=32, 16000 draws", 32, 16000, 5, "does not capture the shape of p"},
+		{"negative KL", 6, 4000, -0.5, "cannot happen when the draws come from the log density"},
+	} {
+		e := &estimation{s: &Samples{Dim: tc.d, Chains: [][]float64{make([]float64, tc.n*tc.d)}}, passes: []passData{pass(tc.kl)}}
+		w := e.overlapWarning(2.7, 3.2)
+		t.Logf("%s: %s", tc.name, w)
+		if !strings.Contains(w, tc.cause) {
+			t.Errorf("%s: want the cause %q in %q", tc.name, tc.cause, w)
+		}
+		if tc.kl < 0 {
+			// Evidence against the log density: then it is named.
+			if !strings.Contains(w, causesMismatch) {
+				t.Errorf("%s: a negative KL estimate does not name the log density: %q", tc.name, w)
+			}
+			continue
+		}
+		if !strings.Contains(w, fmt.Sprintf("about %.1f nats of KL divergence", tc.kl)) {
+			t.Errorf("%s: want the distance %.1f nats in %q", tc.name, tc.kl, w)
+		}
+		if strings.Contains(w, causesMismatch) || strings.Contains(w, "check that the log density") {
+			t.Errorf("%s: the overlap warning blames the log density: %q", tc.name, w)
+		}
 	}
 }

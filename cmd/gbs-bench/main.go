@@ -47,6 +47,8 @@ type Run struct {
 	Error       string   `json:"error,omitempty"`
 	// Warnings are the evidence result's warnings (diagnostics included).
 	Warnings []string `json:"warnings,omitempty"`
+	// Diagnostics is the evidence result's one-line diagnostics summary.
+	Diagnostics string `json:"diagnostics,omitempty"`
 }
 
 func main() {

@@ -110,6 +110,7 @@ func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
 	run := base
 	run.Method, run.LogZ, run.LogZErr = method, pr.Evidence.LogZ, pr.Evidence.LogZErr
 	run.Warnings = pr.Evidence.Warnings
+	run.Diagnostics = pr.Evidence.Diagnostics.String()
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
 	if pr.Global {
