@@ -59,6 +59,12 @@ type Settings struct {
 	// without a validation set (Layers > 0) all layers are sliced.
 	NoConditional bool
 
+	// NoShrinkage keeps the sample covariance for the whitening. By
+	// default, when the points are few for their dimension (d²/(4n) of a
+	// nat or more for n training points), the covariance's eigenvalues
+	// are shrunk (see ShrunkCovariance) if the held-out points prefer it.
+	NoShrinkage bool
+
 	// Lower and Upper are optional box bounds, nil meaning unbounded; an
 	// entry may be ±Inf for a coordinate unbounded on that side. Bounded
 	// coordinates enter through an inverse-softplus layer (a softened

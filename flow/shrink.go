@@ -51,28 +51,48 @@ type heldOutPoints struct {
 	w []float64
 }
 
+// covChoice says how the whitening chooses its covariance: by the
+// held-out points val, or, when decided, as shrink says.
+type covChoice struct {
+	val     heldOutPoints
+	decided bool
+	shrink  bool
+}
+
+// fewPoints reports whether ne points are few for d dimensions: the
+// sample covariance's expected excess KL divergence, d²/(4 ne), is at
+// least shrinkMinKL.
+func fewPoints(d int, ne float64) bool {
+	return float64(d)*float64(d)/(4*ne) >= shrinkMinKL
+}
+
 // chooseCovariance returns the covariance to whiten with: cov (the scaled
 // sample covariance of points of effective size ne) or its nonlinear
-// shrinkage, whichever the held-out points val prefer, and whether it is
-// the shrunk one. mean and scale are the centring and scaling that cov's
-// coordinates carry.
-func chooseCovariance(cov *mat.SymDense, ne float64, mean, scale []float64, val heldOutPoints, threads int) (*mat.SymDense, bool, error) {
+// shrinkage, and whether it is the shrunk one. Unless cc has decided,
+// shrinkage is tried only for few points and kept only when the held-out
+// points prefer it (never without held-out points). mean and scale are the
+// centring and scaling that cov's coordinates carry. Where the shrinkage
+// cannot be computed (a singular or failed eigendecomposition) cov is
+// returned, and the whitening's own factorization names the problem.
+func chooseCovariance(cov *mat.SymDense, ne float64, mean, scale []float64, cc covChoice, threads int) (*mat.SymDense, bool) {
 	d := cov.SymmetricDim()
-	if val.n < minValidationForStop || float64(d)*float64(d)/(4*ne) < shrinkMinKL || ne-1 <= float64(d) {
-		return cov, false, nil
+	if cc.decided && !cc.shrink {
+		return cov, false
+	}
+	if !cc.decided && (cc.val.n < minValidationForStop || !fewPoints(d, ne)) {
+		return cov, false
 	}
 	var eig mat.EigenSym
-	if !eig.Factorize(cov, true) {
-		// The whitening's own factorization names the problem.
-		return cov, false, nil
+	if ne-1 <= float64(d) || !eig.Factorize(cov, true) {
+		return cov, false
 	}
 	lambda := eig.Values(nil) // ascending
 	if !(lambda[0] > singularTol*lambda[d-1]) {
-		return cov, false, nil
+		return cov, false
 	}
 	delta, ok := shrinkEigenvalues(lambda, ne)
 	if !ok {
-		return cov, false, nil
+		return cov, false
 	}
 	var u mat.Dense
 	eig.VectorsTo(&u)
@@ -82,10 +102,12 @@ func chooseCovariance(cov *mat.SymDense, ne float64, mean, scale []float64, val 
 			uflat[j*d+k] = u.At(j, k)
 		}
 	}
-	llSample, llShrunk := heldOutGaussian(val, d, mean, scale, uflat, lambda, delta, threads)
-	gain, se := weightedMean(llShrunk, llSample, val.w)
-	if !(gain > stopSignificance*se && gain > 0) {
-		return cov, false, nil
+	if !cc.decided {
+		llSample, llShrunk := heldOutGaussian(cc.val, d, mean, scale, uflat, lambda, delta, threads)
+		gain, se := weightedMean(llShrunk, llSample, cc.val.w)
+		if !(gain > stopSignificance*se && gain > 0) {
+			return cov, false
+		}
 	}
 	// Σ̂ = B Bᵀ with B = U diag(√δ).
 	b := mat.NewDense(d, d, nil)
@@ -96,7 +118,7 @@ func chooseCovariance(cov *mat.SymDense, ne float64, mean, scale []float64, val 
 	}
 	shrunk := mat.NewSymDense(d, nil)
 	shrunk.SymOuterK(1, b)
-	return shrunk, true, nil
+	return shrunk, true
 }
 
 // shrinkEigenvalues returns the nonlinear shrinkage of the sample

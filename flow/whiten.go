@@ -69,9 +69,9 @@ type whitening struct {
 
 // fitWhitening estimates the weighted mean and covariance of the n×d
 // points x (weights w summing to anything positive, nil for equal) and
-// builds the whitening map. The held-out points val (may be empty) decide
-// whether the covariance is shrunk (see chooseCovariance).
-func fitWhitening(x []float64, n, d int, w []float64, val heldOutPoints, mode WhitenMode, threads int) (*whitening, error) {
+// builds the whitening map. cc says whether the covariance is shrunk: as
+// the held-out points prefer (see chooseCovariance), or as decided before.
+func fitWhitening(x []float64, n, d int, w []float64, cc covChoice, mode WhitenMode, threads int) (*whitening, error) {
 	if mode == WhitenNone {
 		wt := &whitening{mean: make([]float64, d), white: identity(d), unwhite: identity(d)}
 		wt.init(d)
@@ -86,10 +86,7 @@ func fitWhitening(x []float64, n, d int, w []float64, val heldOutPoints, mode Wh
 		return nil, err
 	}
 	cov := scaledCovariance(x, n, d, w, mean, scale, total, threads)
-	cov, shrunk, err := chooseCovariance(cov, effectiveSize(w, n), mean, scale, val, threads)
-	if err != nil {
-		return nil, err
-	}
+	cov, shrunk := chooseCovariance(cov, effectiveSize(w, n), mean, scale, cc, threads)
 	var white, unwhite []float64
 	if mode == WhitenCholesky {
 		white, unwhite, err = choleskyWhitening(cov, scale)

@@ -27,6 +27,7 @@ func testProblems() []*Problem {
 		StandardMixture(3),
 		GaussianMixture(2, []float64{1, 2, 3}, [][]float64{{0, 0}, {3, 1}, {-2, 2}}, []float64{0.5, 1, 0.3}, 0.7),
 		TwoModesN(1), TwoModesN(3),
+		HierarchicalNormal(1, 3), HierarchicalNormal(4, 5),
 	}
 }
 

@@ -40,20 +40,32 @@ type Run struct {
 	Sigmas      float64 // (LogZ - Exact) / LogZErr
 	NQ          int
 	NCall       int64
-	Layers      []int   // layers of each fitted flow
-	CondLayers  []int   // of which conditional
-	Draw        float64 // seconds drawing the exact draws (not in Wall)
-	Evidence    float64 // seconds in gbs.Evidence
-	Fit         float64 // seconds fitting flows
-	Proposal    float64 // seconds in log q and sampling from q
-	LogP        float64 // seconds in the log density
-	Bridge      float64 // Evidence minus the above: bridge equation, τ, bookkeeping
-	CPU         float64 // user+system seconds of the child (draws included)
-	EvidenceCPU float64 // user+system seconds of the child in gbs.Evidence
-	MaxRSSMiB   float64 // peak resident memory of the child
-	Load        float64 // 1-minute load average at the end
-	Error       string  `json:",omitempty"`
+	Layers      []int     // layers of each fitted flow
+	CondLayers  []int     // of which conditional
+	Draw        float64   // seconds drawing the exact draws (not in Wall)
+	Evidence    float64   // seconds in gbs.Evidence
+	Fit         float64   // seconds fitting flows
+	Proposal    float64   // seconds in log q and sampling from q
+	LogP        float64   // seconds in the log density
+	Bridge      float64   // Evidence minus the above: bridge equation, τ, bookkeeping
+	CPU         float64   // user+system seconds of the child (draws included)
+	EvidenceCPU float64   // user+system seconds of the child in gbs.Evidence
+	MaxRSSMiB   float64   // peak resident memory of the child
+	Load        float64   // 1-minute load average at the end
+	Shrunk      []bool    // whether each fitted flow's covariance is shrunk
+	KLPQ        []float64 // KL(p‖q) of each fitted flow on fresh exact draws (-kl)
+	KLQP        []float64 // KL(q‖p) on draws of q (-kl)
+	ParetoKQ    float64
+	ParetoKP    float64
+	Warnings    []string `json:",omitempty"`
+	Error       string   `json:",omitempty"`
 }
+
+// Options passed on to the child processes.
+var (
+	noShrink bool
+	klDraws  int
+)
 
 // issueTable is the (d, n) list of issue 17's table, plus the issue's
 // d = 1000 target.
@@ -75,6 +87,8 @@ func main() {
 	child := flag.String("child", "", "internal: run one measurement d,n,seed in this process")
 	cpuprof := flag.String("cpuprofile", "", "with -child: write a CPU profile of gbs.Evidence")
 	memprof := flag.String("memprofile", "", "with -child: write a heap profile after gbs.Evidence")
+	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.NoShrinkage)")
+	flag.IntVar(&klDraws, "kl", 0, "after each evidence call, estimate KL(p‖q) and KL(q‖p) of its flows on this many fresh draws")
 	fit := flag.Bool("fit", false, "read a table printed by gbs-scale on stdin and fit CPU time and peak RSS as c n^a d^b")
 	flag.Parse()
 
@@ -174,7 +188,7 @@ func spawn(d, n int, seed uint64) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed))
+	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed), fmt.Sprintf("-noshrink=%t", noShrink), fmt.Sprintf("-kl=%d", klDraws))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -146,7 +146,8 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	x := g.draw(n, rng)
 	r.Draw = since(t0)
 
-	fitFlow := gbs.FlowProposal(nil)
+	fitFlow := gbs.FlowProposal(&flow.Settings{NoShrinkage: noShrink})
+	var flows []*flow.Flow
 	set := &gbs.Settings{Seed: seed}
 	set.Proposal = func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
 		t := time.Now()
@@ -158,6 +159,8 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 		if f, ok := q.(*flow.Flow); ok {
 			r.Layers = append(r.Layers, f.Layers())
 			r.CondLayers = append(r.CondLayers, f.ConditionalLayers())
+			r.Shrunk = append(r.Shrunk, f.ShrunkCovariance())
+			flows = append(flows, f)
 		}
 		return timedProposal{q: q, t: &r.Proposal}, warns, nil
 	}
@@ -190,5 +193,33 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	r.LogZ, r.LogZErr, r.NQ, r.NCall = res.LogZ, res.LogZErr, res.NQ, res.NCall
 	r.Sigmas = (r.LogZ - r.Exact) / r.LogZErr
 	r.Bridge = r.Evidence - r.Fit - r.Proposal - r.LogP
+	r.Warnings = res.Warnings
+	r.ParetoKQ, r.ParetoKP = res.Diagnostics.ParetoKQ, res.Diagnostics.ParetoKP
+	if klDraws > 0 {
+		krng := rand.New(rand.NewPCG(seed, 18))
+		for _, f := range flows {
+			pq, qp := klBoth(g, f, klDraws, krng)
+			r.KLPQ = append(r.KLPQ, pq)
+			r.KLQP = append(r.KLQP, qp)
+		}
+	}
 	return r
+}
+
+// klBoth estimates KL(p‖q) on m fresh exact draws of p and KL(q‖p) on m
+// draws of q (ln Z = 0, so log p is normalized).
+func klBoth(g *corrGaussian, f *flow.Flow, m int, rng *rand.Rand) (pq, qp float64) {
+	lp, lq := make([]float64, m), make([]float64, m)
+	x := g.draw(m, rng)
+	g.logProb(lp, x)
+	f.LogProb(lq, x)
+	for i := range lp {
+		pq += (lp[i] - lq[i]) / float64(m)
+	}
+	f.Sample(x, lq, rng)
+	g.logProb(lp, x)
+	for i := range lp {
+		qp += (lq[i] - lp[i]) / float64(m)
+	}
+	return pq, qp
 }
