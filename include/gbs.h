@@ -612,7 +612,7 @@ typedef struct gbs_nuts_options {
                            outside its support */
   const double *upper;  /* NULL, or d upper bounds (+INFINITY for none) */
   gbs_cancel_token *cancel; /* NULL, or a token that can cancel the call */
-  /* Fields added after ABI version 2's first release; a struct from an
+  /* Fields added in ABI version 3; a struct from an
    * older header (a smaller size) is accepted and these take their
    * defaults. */
   int32_t global_moves; /* GBS_GLOBAL_*: global moves from a flow fitted on
@@ -652,7 +652,7 @@ typedef struct gbs_nuts_chain_stats {
   int64_t max_depth_hits;  /* kept transitions stopped by max_depth */
   int64_t leapfrogs;       /* leapfrog steps over the kept draws */
   int64_t grad_calls;      /* gradient evaluations, warmup included */
-  /* Fields added after ABI version 2's first release; an array of structs
+  /* Fields added in ABI version 3; an array of structs
    * from an older header (a smaller size) is accepted and filled up to its
    * size. */
   int64_t global_proposed; /* global moves over the kept draws */
