@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak
+.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -77,7 +77,7 @@ test-latest: lib
 	$(VENV_LATEST)/bin/python -m pip freeze --disable-pip-version-check
 	$(VENV_LATEST)/bin/python -m pytest -q tests/python
 
-test: test-go test-c test-cgocheck docs test-python test-types bench-smoke
+test: test-go test-race test-c test-cgocheck docs test-python test-types bench-smoke
 
 # tests/python/test_docs.py checks the pages `make docs` just built (run
 # alone, it builds them itself).
@@ -101,6 +101,17 @@ docs: lib venv
 test-go:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# The packages that run goroutines, under the race detector, in short
+# mode: the tests that exercise their concurrency (cancellation, threads,
+# concurrent use, reproducibility whatever GOMAXPROCS). The race detector
+# slows code 5 to 20 times, and the whole suite under it took more than
+# 10 minutes for flow alone; these take about 35 s of CPU.
+RACE_PKGS := ./gbs/... ./flow/... ./nuts/... ./ensemble/... ./problems/... ./capi/...
+RACE_RUN  := Cancel|Concurrent|Deterministic|Reproducible|Threads|Parallel
+
+test-race:
+	$(GO) test -race -short -count=1 -run '$(RACE_RUN)' $(RACE_PKGS)
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
@@ -175,6 +186,17 @@ fuzz:
 	  pkg=$${t%%:*}; fn=$${t#*:}; echo "== $$fn (./$$pkg, $(FUZZTIME))"; \
 	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS); \
 	done
+
+# Flaky-test hunt, outside make test: every Go package's tests with
+# -count=$(STRESS_COUNT) and the Python suite $(STRESS_PY) times while busy
+# processes load every core (tests/stress/stress.sh; STRESS_PKGS narrows
+# the Go packages, STRESS_LOAD sets the number of busy processes). Takes
+# hours at the default count; logs in build/stress/.
+STRESS_COUNT ?= 20
+STRESS_PY ?= 3
+
+stress: lib venv
+	GO=$(GO) VPY=$(VPY) STRESS_COUNT=$(STRESS_COUNT) STRESS_PY=$(STRESS_PY) tests/stress/stress.sh
 
 # Long-running leak check, outside make test: 10^4 evidence calls and 10^3
 # flow fit/free cycles in one C and one Python process, the peak RSS of

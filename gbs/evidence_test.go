@@ -24,8 +24,11 @@ func TestEvidenceGaussian(t *testing.T) {
 			if !(math.Abs(dz) < 4*res.LogZErr) {
 				t.Errorf("d=%d %v: ln Z = %.5f ± %.5f, want %g", tc.d, m, res.LogZ, res.LogZErr, g.c)
 			}
-			if m == Bridge && !(res.LogZErr < 0.05) {
-				t.Errorf("d=%d bridge: error %.4f larger than 0.05", tc.d, res.LogZErr)
+			// Every method's error bar is bounded: a Gaussian q fitted
+			// on these draws gives 0.0004 to 0.004 (bridge, IS,
+			// warp-III) and up to 0.008 (reciprocal IS at d = 100).
+			if !(res.LogZErr > 0 && res.LogZErr < 0.02) {
+				t.Errorf("d=%d %v: error %.4f, want in (0, 0.02)", tc.d, m, res.LogZErr)
 			}
 		}
 	}

@@ -70,11 +70,7 @@ func TestEstimateUnchangedByDiagnostics(t *testing.T) {
 			t.Logf("%s: %.17g", tc.name, res.LogZ)
 			continue
 		}
-		// The same arithmetic in the same order: only the last bits may
-		// differ if a compiler fuses differently; 1e-12 relative is far
-		// below any change of the draws or streams (which moves ln Z by
-		// about its error bar, >= 1e-3).
-		checkUnchanged(t, tc.name, res.LogZ, tc.want)
+		checkUnchanged(t, tc.name, res.LogZ, res.LogZErr, tc.want)
 		// Exact draws of the reference problems: no false alarm.
 		if len(res.Warnings) != 0 {
 			t.Errorf("%s: warnings on exact draws: %q", tc.name, res.Warnings)
@@ -92,22 +88,44 @@ func TestEstimateUnchangedByDiagnostics(t *testing.T) {
 		t.Logf("ring pipeline: %.17g", pr.Evidence.LogZ)
 		return
 	}
-	// The pipeline's ln Z varied by 7e-10 (6e-12 relative) between runs of
-	// the same code inside and outside "go test ./...": that much, not an
-	// error bar's worth, is allowed there.
-	if d := math.Abs(pr.Evidence.LogZ - ringPipelineWant); !(d <= 1e-9*math.Abs(ringPipelineWant)) {
-		t.Errorf("ring pipeline: ln Z = %.17g, recorded %.17g before the diagnostics", pr.Evidence.LogZ, ringPipelineWant)
-	}
+	// A drift of 7e-10 between runs was once seen here; it did not recur
+	// (the same bits at GOMAXPROCS 1, 2 and 5 on a machine at load 30),
+	// and it is within the root finder's tolerance that checkUnchanged
+	// allows.
+	checkUnchanged(t, "ring pipeline", pr.Evidence.LogZ, pr.Evidence.LogZErr, ringPipelineWant)
 	t.Logf("ring pipeline (4 short chains): warnings %q", pr.Evidence.Warnings)
 }
 
-func checkUnchanged(t *testing.T, name string, got, want float64) {
+func checkUnchanged(t *testing.T, name string, got, sigma, want float64) {
 	t.Helper()
-	// The same arithmetic in the same order gives the same bits; 1e-12
-	// relative leaves room for a compiler fusing differently and is far
-	// below what a change of draws or streams does (about one error
-	// bar, >= 1e-3).
-	if d := math.Abs(got - want); !(d <= 1e-12*math.Max(1, math.Abs(want))) {
-		t.Errorf("%s: ln Z = %.17g, recorded %.17g before the diagnostics", name, got, want)
+	if fusesMultiplyAdd() {
+		// The values were recorded where x*y + z rounds twice. Where the
+		// compiler fuses it (arm64, amd64 at GOAMD64=v3) every flow fit
+		// and NUTS trajectory rounds differently, and iterated fits and
+		// chaotic trajectories carry that to other draws: only the
+		// estimate's accuracy can be compared.
+		if !(math.Abs(got-want) < 4*sigma) {
+			t.Errorf("%s: ln Z = %.17g ± %.3g, recorded %.17g (fused multiply-add: compared within 4 sigma)", name, got, sigma, want)
+		}
+		return
+	}
+	// The same operations in the same order give the same bits (the
+	// parallel sums are cut in parts fixed by the data, not by
+	// GOMAXPROCS: TestEvidenceReproducible). Allowed: twice the bridge
+	// root finder's stopping tolerance, 1e-11 relative (bridge.go root),
+	// by which an input changed in its last bits can move the root it
+	// returns. A change of draws or streams moves ln Z by about its error
+	// bar, >= 1e-3: far above this.
+	if d := math.Abs(got - want); !(d <= 2e-11*math.Max(1, math.Abs(want))) {
+		t.Errorf("%s: ln Z = %.17g, recorded %.17g before the diagnostics (differs by %.3g)", name, got, want, d)
 	}
 }
+
+// fusesMultiplyAdd reports whether this build computes x*y + z with one
+// rounding: 1 - 2^-60 is x*y exactly, which rounds to 1 alone.
+func fusesMultiplyAdd() bool {
+	return mulAdd(1+0x1p-30, 1-0x1p-30, -1) != 0
+}
+
+//go:noinline
+func mulAdd(x, y, z float64) float64 { return x*y + z }
