@@ -94,8 +94,11 @@ func tiltCheckZ(pSide, qSide []float64, sl float64, nchains int, iid, tiltedQ bo
 }
 
 // crossFitZ is the difference of the two cross-fitting passes' ln Z in
-// units of its standard error (the passes use disjoint halves, so their
-// errors are close to independent).
+// units of its standard error taken as if the passes were independent.
+// The part of their posterior errors that both owe to fitting q
+// (crossfit.go) cancels in the difference, so this overstates the
+// difference's error where that part is large: the check is conservative
+// there (it may miss a disagreement, it does not raise false alarms).
 func crossFitZ(la, sa, lb, sb float64) float64 {
 	return (la - lb) / math.Hypot(sa, sb)
 }

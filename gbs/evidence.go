@@ -258,10 +258,11 @@ func checkDrawsLogP(lp []float64, m int) error {
 // bridge runs optimal bridge sampling; warp selects warp-III (Gaussian
 // proposal, target symmetrized about the fitted mean). Bridge cross-fits
 // unless NoCrossFit is set: a second pass fits q on the other half and
-// estimates on the first, and ln Z is the mean of the two passes. Each
-// pass's posterior term dominates the error when the draws are
-// autocorrelated, and the two passes' errors are nearly independent, so the
-// mean's variance is about half of one pass's.
+// estimates on the first, and ln Z is the mean of the two passes. The
+// passes' proposal terms are independent; their posterior terms share a
+// part that comes from fitting q (crossfit.go), which the mean's error
+// counts: where q fits p up to its fitting noise the posterior term does
+// not shrink by cross-fitting, where q differs from p it halves.
 //
 // The passes return their results; only bridge writes them into the
 // estimation (e.passes, e.drawsLogP and the Result).
@@ -299,7 +300,11 @@ func (e *estimation) bridge(warp bool) error {
 	e.drawsLogP = make([]float64, 0, len(a.useLogP)+len(b.useLogP))
 	e.drawsLogP = append(e.drawsLogP, b.useLogP...)
 	e.drawsLogP = append(e.drawsLogP, a.useLogP...)
-	e.setBridge(crossFitMean(a.est, b.est), a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace))
+	cov := crossFitCov(a, b, h, e.s.Independent)
+	mean := crossFitMean(a.est, b.est, cov)
+	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
+		a.est.re2P, b.est.re2P, cov, cov/math.Sqrt(a.est.re2P*b.est.re2P))
+	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov))
 	e.res.Warnings = unique(e.res.Warnings) // the passes may warn alike
 	return nil
 }
@@ -313,24 +318,27 @@ func (e *estimation) keepPass(r bridgePass) {
 	}
 }
 
-// crossFitMean is the mean of the two passes' estimates, with the error
-// terms of a mean of two independent estimates.
-func crossFitMean(a, b bridgeEstimate) bridgeEstimate {
+// crossFitMean is the mean of the two passes' estimates; cov is the
+// covariance of their posterior terms (crossfit.go), their proposal terms
+// are independent.
+func crossFitMean(a, b bridgeEstimate, cov float64) bridgeEstimate {
 	return bridgeEstimate{
 		logZ: (a.logZ + b.logZ) / 2,
-		re2P: (a.re2P + b.re2P) / 4,
+		re2P: (a.re2P + b.re2P + 2*cov) / 4,
 		re2Q: (a.re2Q + b.re2Q) / 4,
 		tau:  (a.tau + b.tau) / 2,
 	}
 }
 
 // crossFitTrace adds the passes' traces point by point (both use the same
-// traceDivisors).
-func crossFitTrace(a, b []TracePoint) []TracePoint {
+// traceDivisors), with the covariance cov of their posterior terms (the
+// posterior draws are the same at every point).
+func crossFitTrace(a, b []TracePoint, cov float64) []TracePoint {
 	trace := make([]TracePoint, len(a))
 	for i, p := range a {
 		o := b[i]
-		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2, LogZErr: math.Hypot(p.LogZErr, o.LogZErr) / 2}
+		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2,
+			LogZErr: math.Sqrt(p.LogZErr*p.LogZErr+o.LogZErr*o.LogZErr+2*cov) / 2}
 	}
 	return trace
 }

@@ -23,7 +23,8 @@ type Result struct {
 	// mean of the two passes').
 	Tau float64
 	// RE2P and RE2Q are the posterior and proposal terms of the squared
-	// relative error.
+	// relative error. With cross-fitting RE2P counts the covariance of
+	// the two passes' posterior terms (the part both owe to fitting q).
 	RE2P, RE2Q float64
 	// Trace holds ln Z estimated from growing prefixes of the proposal
 	// draws, the last entry being the final estimate (bridge and IS).

@@ -359,7 +359,8 @@ typedef struct gbs_result {
   int64_t ncall;    /* log-density evaluations made by this call */
   double tau;       /* integrated autocorrelation time used (1 if
                        independent) */
-  double re2_p;     /* posterior term of the squared relative error */
+  double re2_p;     /* posterior term of the squared relative error
+                       (cross-fitted: with the passes' shared part) */
   double re2_q;     /* proposal term of the squared relative error */
   int32_t method;   /* GBS_METHOD_* used */
   int32_t reserved; /* zero */

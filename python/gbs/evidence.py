@@ -145,9 +145,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         error and cap on its share of all evaluations; default 0.1 each.
     cross_fit : bool, default True
         For ``method="bridge"``: also fit q on the second half and estimate
-        with the first, and report the mean of the two ln Z. This about
-        halves the posterior side's variance, which dominates for
-        autocorrelated chains, for one more flow fit; ``n_q`` and the
+        with the first, and report the mean of the two ln Z. Where q
+        differs from p this halves the posterior side's variance, which
+        dominates for autocorrelated chains, for one more flow fit (where q
+        fits p closely the passes share most of it, and the error bar
+        counts that); ``n_q`` and the
         ``f_eva`` budget are shared by the two passes, and without
         ``log_prob_samples`` log p is evaluated at every draw instead of
         half of them. False: one pass, as in the paper. The error bar

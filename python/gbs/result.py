@@ -38,7 +38,8 @@ class Result:
         side (with cross-fitting, the mean of the passes'); 1 for
         independent draws.
     re2_p, re2_q : float
-        Posterior and proposal terms of the squared relative error.
+        Posterior and proposal terms of the squared relative error (with
+        cross-fitting re2_p counts the two passes' shared part).
         ``summary()`` prints the proposal's share, re2_q / (re2_p + re2_q),
         as "error share of the proposal". A large share (above about
         50 %) means more proposal draws would shrink the error: pass a
