@@ -61,7 +61,7 @@ class Samples:
     def global_accept_rate(self) -> Optional[float]:
         """Acceptance rate of the global moves over the kept draws of all
         chains (``sample(..., global_moves=True)``); None without them."""
-        prop = sum(s.get("global_proposed", 0) for s in self.stats)
+        prop = int(sum(s.get("global_proposed", 0) for s in self.stats))
         if not prop:
             return None
         return float(sum(s.get("global_accepted", 0) for s in self.stats)) / prop
