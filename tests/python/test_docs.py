@@ -87,3 +87,12 @@ def test_docstrings_do_not_point_into_the_repository():
                 for m in re.finditer(r"docs/[\w.-]+\.md", src):
                     offenders.append("%s: %s" % (name, m.group(0)))
     assert not offenders, offenders
+
+
+def test_notebooks_render_with_their_outputs(html_dir):
+    # Rendered from the outputs stored in examples/*.ipynb (never executed
+    # by the build): the summary text and the figure.
+    for page, phrase in (("emcee_evidence.html", "ln Z ="), ("pymc_evidence.html", "in favour of")):
+        with open(os.path.join(html_dir, "examples", page), encoding="utf-8") as f:
+            raw = f.read()
+        assert "<img" in raw and phrase in html.unescape(raw), page
