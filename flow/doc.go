@@ -17,6 +17,10 @@
 //     divergence of the flow grows from 5.5 to 7.2 nats);
 //   - whitening: subtract the mean, multiply by the inverse Cholesky
 //     factor of the covariance (default) or project on principal axes;
+//     with few points per dimension (d²/(4n) of a nat or more) the
+//     covariance's eigenvalues are shrunk when the held-out points prefer
+//     it, and when no layer follows the Gaussian is refitted on all
+//     points (shrink.go);
 //   - a few Gaussianizing layers, each of one of two kinds:
 //     sliced, x ↦ x - A Aᵀx + A ψ(Aᵀx), with an orthonormal d×K frame A
 //     and K monotone 1-D maps ψ_k; or conditional, which maps half of
