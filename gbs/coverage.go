@@ -71,6 +71,11 @@ const (
 	// coverageMinPoints is the least number of distinct points beyond the
 	// range that the independence chains must have visited for a warning.
 	coverageMinPoints = 4
+	// coveragePoolMax is the most proposal draws of q a pass's pool
+	// keeps (three float64 each, plus the widened draws): the
+	// independence chains need a few thousand, and n_q may reach 10^8 in
+	// low dimension, whose pool would not fit in memory.
+	coveragePoolMax = 1 << 20
 )
 
 // coverageQuantities are the quantities the check compares: the d
@@ -145,6 +150,13 @@ func (cp *coveragePool) observe(y, lq, lp []float64) { cp.add(y, lq, lp, nil, fa
 func (cp *coveragePool) add(y, lq, lp, lw []float64, wide bool) {
 	d := cp.d
 	n := len(lq)
+	if !wide && cp.nq+n > coveragePoolMax {
+		n = max(coveragePoolMax-cp.nq, 0)
+		y, lq, lp = y[:n*d], lq[:n], lp[:n]
+	}
+	if n == 0 {
+		return
+	}
 	base := len(cp.logp)
 	cp.logp = append(cp.logp, lp...)
 	cp.logq = append(cp.logq, lq...)
@@ -246,7 +258,9 @@ func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
 
 // coverageWideDraws is the number of widened draws (and log-density
 // calls) of a pass with nq proposal draws.
-func coverageWideDraws(nq int) int { return int(math.Ceil(coverageWideFrac * float64(nq))) }
+func coverageWideDraws(nq int) int {
+	return int(math.Ceil(coverageWideFrac * float64(min(nq, coveragePoolMax))))
+}
 
 func coverageStream(drawStream uint64) uint64 {
 	if drawStream == streamDrawsSwapped {
