@@ -29,16 +29,16 @@ import (
 // coverageWideFrac of n_q.
 //
 // The statistic is, for each coordinate and for log p and each side, the
-// fraction of the independence chains' draws beyond the range of the
-// posterior draws the pass compares with (the half not used to fit q).
-// For draws of p, a new draw of p falls beyond the extreme of N_eff
-// effective draws with probability about 1/N_eff (exactly 1/(N+1) for
-// independent draws), and that probability exceeds c/N_eff with
-// probability about e^-c. So the check warns when the chains' fraction
-// beyond exceeds c/N_eff with c = ln(2 m passes / alpha), m the number of
-// quantities: a false-alarm rate of about alpha per run (the union
-// bound over quantities, sides and passes), provided the independence
-// chains found several distinct points there (one heavy-weighted draw of
+// fraction of the independence chains' steps (both passes' chains
+// together, after a burn-in) beyond the range of the posterior draws
+// (all of them when cross-fitting). For draws of p, a new draw of p falls
+// beyond the extreme of N_eff effective draws with probability U/N_eff, U
+// about exponential with mean 1, and the chains' steps beyond are then
+// about Poisson: their mixture is geometric (coverageLimit). The check
+// warns when the fraction exceeds coverageSafety times the limit that
+// this bound sets for a false-alarm rate alpha per call (the union bound
+// over quantities and sides), and the chains visited at least
+// coverageMinPoints distinct proposals there (one heavy-weighted draw of
 // q's tail is not evidence).
 
 // Settings of the check; docs/diagnostics.md states them.
