@@ -4,6 +4,7 @@ ln Z - exact over runs against the reported errors.
 
     make lib && .venv/bin/python bench/emcee_coverage.py [--runs 96] [--thin 1,10]
         [--no-cross-fit] [--n-q N] [--fixed-draws]
+    .venv/bin/python bench/emcee_coverage.py --target banana --runs 32 --steps 5000,20000
 
 emcee (stretch move, 32 walkers, run r seeded with 1000 + r) samples a 4-d
 correlated Gaussian (gbs.problems.correlated_gaussian, ln Z = 0); after
@@ -13,8 +14,18 @@ the standard deviation of ln Z over runs, the mean reported error and its
 two parts (sqrt of the mean re2_p and re2_q), gbs's tau, n_q, and the share
 of runs within 1 and 2 reported errors of the exact value. With
 --fixed-draws every evidence call gets run 0's draws (only the evidence
-seed changes), so the spread is that of the proposal side alone. Examples and
-results: docs/benchmarks.md ("Error bars on emcee chains").
+seed changes), so the spread is that of the proposal side alone.
+
+--target banana (issue 23) is the curved 2-d target x ~ N(0, 3^2),
+y | x ~ N(x^2, 1), ln Z = ln(6 pi), sampled as a user would: 32 walkers
+started in a ball of radius 1e-2 about the mode (0, 0), the default stretch
+move, each run of --steps steps (a list: one emcee run of the longest, its
+first S steps for each S), gbs.evidence(lp, sampler-like chains,
+discard=S/5, thin=the first --thin). Printed per length: sd of the z-scores (ln Z - exact)/sigma,
+shares within 1 and 2 sigma, the largest |z| with and without a warning
+about the chains' length or tau, and gbs's tau (median, range).
+
+Examples and results: docs/benchmarks.md ("Error bars on emcee chains").
 """
 
 import argparse
@@ -43,15 +54,89 @@ def run_emcee(p, r):
     return sampler
 
 
+def banana_lp(x):
+    x = np.atleast_2d(x)
+    return -x[:, 0] ** 2 / 18 - 0.5 * (x[:, 1] - x[:, 0] ** 2) ** 2
+
+
+BANANA_LOGZ = float(np.log(6 * np.pi))
+
+
+class Chain:
+    """The first steps of an emcee run, read as gbs reads a sampler."""
+
+    def __init__(self, sampler, steps):
+        self.chain = sampler.get_chain()[:steps]
+        self.lp = sampler.get_log_prob()[:steps]
+
+    def get_chain(self, discard=0, thin=1, flat=False):
+        assert not flat
+        return self.chain[discard::thin]
+
+    def get_log_prob(self, discard=0, thin=1, flat=False):
+        assert not flat
+        return self.lp[discard::thin]
+
+
+def short_warning(res):
+    """The warnings about chains too short for their autocorrelation time."""
+    return [w for w in res.warnings if "autocorrelation time" in w]
+
+
+def banana(args):
+    steps = [int(s) for s in args.steps.split(",")]
+    thins = [int(t) for t in args.thin.split(",")]
+    rows = {s: [] for s in steps}
+    t0 = time.perf_counter()
+    for r in range(args.runs):
+        rng = np.random.default_rng(5000 + r)
+        sampler = emcee.EnsembleSampler(WALKERS, 2, banana_lp, vectorize=True)
+        sampler.random_state = np.random.RandomState(5000 + r).get_state()
+        sampler.run_mcmc(0.01 * rng.normal(size=(WALKERS, 2)), max(steps))
+        for n in steps:
+            res = gbs.evidence(banana_lp, Chain(sampler, n), discard=n // 5, thin=thins[0], vectorize=True,
+                               seed=r, cross_fit=not args.no_cross_fit)
+            z = (res.logz - BANANA_LOGZ) / res.logzerr
+            rows[n].append((z, res.tau, bool(short_warning(res)), len(res.warnings)))
+            if args.verbose:
+                print("run %d steps %d: z %+.2f sigma %.4f sqrt(re2_p) %.4f sqrt(re2_q) %.4f tau %.0f "
+                      "burn-in z %.1f warnings %s" % (r, n, z, res.logzerr, np.sqrt(res.re2_p),
+                                                      np.sqrt(res.re2_q), res.tau, res.diagnostics.burnin_z,
+                                                      res.warnings), flush=True)
+    print("banana, %d emcee runs (%d walkers, discard = steps/5, thin %d), cross_fit=%s, %.0f s"
+          % (args.runs, WALKERS, thins[0], not args.no_cross_fit, time.perf_counter() - t0))
+    print("| steps | sd of z | within 1 sigma | within 2 sigma | max abs z, no tau warning "
+          "| max abs z, warned | runs warned (tau) | runs with any warning | gbs tau median (range) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in steps:
+        a = np.array(rows[n], dtype=float)
+        z, tau, short, nw = a[:, 0], a[:, 1], a[:, 2] > 0, a[:, 3]
+        az = np.abs(z)
+        print("| %d | %.2f | %.0f %% | %.0f %% | %s | %s | %d | %d | %.0f (%.0f-%.0f) |" % (
+            n, z.std(ddof=1), 100 * np.mean(az < 1), 100 * np.mean(az < 2),
+            "%.1f" % az[~short].max() if (~short).any() else "-",
+            "%.1f" % az[short].max() if short.any() else "-", short.sum(), (nw > 0).sum(),
+            np.median(tau), tau.min(), tau.max()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=96, help="independent emcee runs")
-    ap.add_argument("--thin", default="1,10", help="comma-separated thinning factors")
+    ap.add_argument("--thin", default=None, help="comma-separated thinning factors (default 1,10; "
+                    "banana: the first one, default 1)")
     ap.add_argument("--no-cross-fit", action="store_true", help="one bridge pass (cross_fit=False)")
     ap.add_argument("--n-q", type=int, default=None, help="fixed number of proposal draws")
     ap.add_argument("--fixed-draws", action="store_true",
                     help="the draws of emcee run 0 for every evidence seed")
+    ap.add_argument("--target", default="gaussian", choices=["gaussian", "banana"])
+    ap.add_argument("--steps", default="5000,20000", help="banana: comma-separated chain lengths")
+    ap.add_argument("--verbose", action="store_true", help="banana: one line per evidence call")
     args = ap.parse_args()
+    if args.target == "banana":
+        args.thin = args.thin or "1"
+        banana(args)
+        return
+    args.thin = args.thin or "1,10"
     thins = [int(t) for t in args.thin.split(",")]
     p = gbs.problems.correlated_gaussian(D)
     rows = {t: [] for t in thins}

@@ -44,3 +44,49 @@ func weightTime(a []float64, nchains int) (tau float64, short bool) {
 	}
 	return integratedTime(w, nchains)
 }
+
+// meanTime returns the autocorrelation time that gives the variance of
+// the mean of x over all its nchains chains, tau·Var(x)/n, and whether
+// the chains are too short to trust it.
+//
+// The chains of an ensemble sampler (emcee's walkers) are not
+// independent: each walker moves along lines through the others, so the
+// walkers' averaged autocorrelation (integratedTime) misses the
+// correlation between walkers, and from chains a few tau long it is
+// biased low besides (issue 23: emcee on a curved 2-d target gave z-scores
+// with sd 2.2). The series of the chains' mean at each step, y_t, holds
+// every correlation: Var(mean x) = Var(ȳ), estimated as Var(y)·tau_y/m.
+// tau is the larger of the two estimates, so chains that are independent
+// keep the averaged estimate (less noisy) up to noise, and coupled chains
+// get the one that sees their coupling.
+//
+// short is integratedTime's (fewer than 50 tau_w draws in all, or chains
+// shorter than 10 tau_w), or the window of the walker-mean series did not
+// close (tau is then an underestimate). Stricter rules were tried and
+// flag the example notebook's emcee run (docs/benchmarks.md, issue 23).
+func meanTime(x []float64, nchains int) (tau float64, short bool) {
+	tauW, shortW := integratedTime(x, nchains)
+	m := len(x) / nchains
+	if nchains < 2 || m < 2 {
+		return tauW, shortW
+	}
+	y := make([]float64, m)
+	for c := range nchains {
+		for t, v := range x[c*m : (c+1)*m] {
+			y[t] += v
+		}
+	}
+	for t := range y {
+		y[t] /= float64(nchains)
+	}
+	_, vy := meanVar(y)
+	_, vx := meanVar(x)
+	tau = tauW
+	okY := true
+	if vx > 0 && vy > 0 {
+		var tauY float64
+		tauY, okY = mcmc.IntegratedTime(y, 1, mcmc.TimeOptions{})
+		tau = math.Max(tauW, float64(nchains)*vy/vx*math.Max(tauY, 0))
+	}
+	return tau, shortW || !okY
+}

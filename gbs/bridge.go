@@ -268,7 +268,7 @@ func bridgeError(in *bridgeInput, l float64) (re2P, re2Q, tau float64, short boo
 	m2, v2 := meanVar(f2)
 	tau = 1
 	if !in.iid {
-		tau, short = integratedTime(f2, in.nchains)
+		tau, short = meanTime(f2, in.nchains)
 	}
 	return tau * v2 / (np * m2 * m2), v1 / (nq * m1 * m1), tau, short
 }

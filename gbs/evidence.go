@@ -563,7 +563,10 @@ func (e *estimation) warnShort(tau float64, m int) {
 
 // shortWarning is the warning for chains too short for their tau.
 func shortWarning(tau float64, m int) string {
-	return fmt.Sprintf("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): tau and the error bar may be underestimated", tau, m)
+	return fmt.Sprintf("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): "+
+		"tau, and so the error bar of ln Z, is likely underestimated (from chains a few tau long the estimate "+
+		"is biased low, and the walkers of an ensemble sampler move together); run chains of at least 50 tau "+
+		"(%.0f draws per chain here) after burn-in", tau, m, math.Ceil(shortChainFactor*tau))
 }
 
 // adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from
