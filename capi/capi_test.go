@@ -96,6 +96,7 @@ func TestEvidence(t *testing.T) {
 		}
 		logz = float64(res.logz)
 		gbsgo_free_warnings(res.warnings)
+		gbsgo_free_warnings(res.info)
 	}
 	checkLive(t)
 }
@@ -192,6 +193,7 @@ func TestNUTS(t *testing.T) {
 		t.Errorf("pipeline ln Z = %g ± %g, exact 0", res.logz, res.logzerr)
 	}
 	gbsgo_free_warnings(res.warnings)
+	gbsgo_free_warnings(res.info)
 	checkLive(t)
 }
 
@@ -263,6 +265,7 @@ func TestLogCallback(t *testing.T) {
 		t.Fatalf("gbs_evidence: status %d: %s", st, message(msg))
 	}
 	gbsgo_free_warnings(res.warnings)
+	gbsgo_free_warnings(res.info)
 	if ctest.LogCalls() == before {
 		t.Error("no message reached the log callback")
 	}

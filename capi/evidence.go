@@ -123,6 +123,13 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 		warnings:    newWarnings(r.Warnings),
 		diagnostics: diagnosticsToC(&r.Diagnostics),
 	}
+	// A caller of ABI version 1 or 2 has no room for the info list: it is
+	// not allocated, since nobody could free it.
+	if uintptr(out.size) >= unsafe.Sizeof(full) {
+		full.n_sampler_warnings = C.int64_t(min(max(r.SamplerWarnings, 0), len(r.Warnings)))
+		full.n_info = C.int64_t(len(r.Info))
+		full.info = newWarnings(r.Info)
+	}
 	copyResult(out, &full)
 }
 
@@ -179,13 +186,14 @@ func diagnosticsToC(d *gbs.Diagnostics) C.gbs_diagnostics {
 }
 
 // startResult checks the caller's result struct and zeroes it, so that it
-// is zero (warnings NULL) if the call fails.
+// is zero (warnings and info NULL) if the call fails.
 func startResult(result *C.gbs_result) error {
 	if result == nil {
 		return argError("gbs_result is NULL")
 	}
 	// A struct of ABI version 1 is shorter by the diagnostics, one of
-	// version 2 by the coverage fields at their end.
+	// version 2 by the coverage fields at their end, the sampler-warning
+	// count and the info list.
 	if s := uintptr(result.size); s != uintptr(resultSizeV1) && s != uintptr(resultSizeV2) {
 		if err := checkOut(result, "gbs_result"); err != nil {
 			return err

@@ -117,7 +117,23 @@ func isZ(b []float64, l, sl float64) float64 {
 
 // hmZ compares the reciprocal importance-sampling estimate
 // -log mean(e^a) at the posterior draws with the bridge estimate l ± sl.
-func hmZ(a []float64, l, sl float64, nchains int, iid bool) float64 {
+// E_p[q/p] is q's mass inside the support of p over Z, so the estimate is
+// corrected by the share of the proposal draws b (log p - log q) where
+// log p is finite: without it, a proposal that spills over a boundary of
+// the support (draws piled against an edge that no bound declares) makes
+// a correct bridge estimate look inconsistent.
+func hmZ(a, b []float64, l, sl float64, nchains int, iid bool) float64 {
+	inside, nq := 0, len(b)
+	for _, v := range b {
+		if !math.IsInf(v, -1) {
+			inside++
+		}
+	}
+	corr, corrVar := 0.0, 0.0
+	if nq > 0 && inside > 0 && inside < nq {
+		f := float64(inside) / float64(nq)
+		corr, corrVar = math.Log(f), (1-f)/(f*float64(nq))
+	}
 	tau := 1.0
 	if !iid {
 		tau, _ = weightTime(a, nchains)
@@ -126,5 +142,20 @@ func hmZ(a []float64, l, sl float64, nchains int, iid bool) float64 {
 	if err != nil {
 		return math.NaN()
 	}
-	return (-lz - l) / math.Sqrt(re2+sl*sl)
+	return (-lz + corr - l) / math.Sqrt(re2+sl*sl+corrVar)
+}
+
+// outsideShare is the share of the proposal draws b (log p - log q) where
+// log p = -inf.
+func outsideShare(b []float64) float64 {
+	if len(b) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, v := range b {
+		if math.IsInf(v, -1) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(b))
 }

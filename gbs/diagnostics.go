@@ -72,6 +72,26 @@ type Diagnostics struct {
 	CoverageFrac, CoverageLimit float64
 	CoverageWhere, CoverageSide int
 	CoverageCalls               int
+
+	// The checks for specific mistakes (one file each: copies.go,
+	// interleave.go, sign.go, pileup.go). CopiedChains are groups of
+	// chains that are exact or near copies of each other, StepCorrMax the
+	// largest correlation of two chains' steps (NaN: not computed).
+	// InterleavePeriod is the number of chains a single chain looks
+	// interleaved from (0: none), InterleaveRho its autocorrelation at
+	// that lag. SignCorr is the rank correlation of log p and log q at the
+	// posterior draws (negative: a flipped sign). OutsideShare is the
+	// share of proposal draws where log p = -inf; PileUpWhere the
+	// coordinate whose draws end most abruptly at a side without a bound
+	// (-1: none) and PileUpRatio that side's spread ratio.
+	CopiedChains     [][]int
+	StepCorrMax      float64
+	InterleavePeriod int
+	InterleaveRho    float64
+	SignCorr         float64
+	OutsideShare     float64
+	PileUpWhere      int
+	PileUpRatio      float64
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".
@@ -82,7 +102,8 @@ func newDiagnostics() Diagnostics {
 		BurnInZ: nan, BurnInWhere: -1,
 		ParetoKQ: nan, ParetoKP: nan, ParetoKThreshold: nan,
 		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan,
-		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1}
+		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1,
+		StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan}
 }
 
 // essMin is the effective sample size below which the error bar, which
@@ -98,6 +119,7 @@ const rhatMin = 1.01
 // passData is what one estimation pass leaves for the diagnostics.
 type passData struct {
 	a, b    []float64 // log q - log p at the p-draws; log p - log q at the q-draws
+	logp    []float64 // log p at the p-draws (nil when not kept)
 	logZ    float64
 	logZErr float64
 	nchains int
@@ -144,14 +166,26 @@ func (e *estimation) chainLogP() []float64 {
 func (e *estimation) diagnoseChains() {
 	s := e.s
 	if w := layoutWarning(s); w != "" {
-		e.warn("%s", w)
+		e.warnDraws("%s", w)
 	}
 	if c, n := stuckChains(s); len(c) > 0 {
 		e.diag.StuckChains = c
-		e.warn("chain(s) %v never or almost never move (%v moves in %d draws): a stuck sampler repeats one point, "+
+		e.warnDraws("chain(s) %v never or almost never move (%v moves in %d draws): a stuck sampler repeats one point, "+
 			"which counts as many draws and biases ln Z (repeated points are normal in MCMC; a chain that "+
 			"does not move is not); check the sampler's step size, starting points and bounds, or drop those chains",
 			c, n, s.Draws())
+	}
+	groups, exact, corr := copyGroups(s)
+	e.diag.CopiedChains, e.diag.StepCorrMax = groups, corr
+	if w := copiesWarning(groups, exact); w != "" {
+		e.warnDraws("%s", w)
+		e.explain("copied chains (see above), which make the error bar too small")
+	}
+	period, rhoL, rho1 := interleavePeriod(s)
+	e.diag.InterleavePeriod, e.diag.InterleaveRho = period, rhoL
+	if period > 0 {
+		e.warnDraws("%s", interleaveWarning(period, rhoL, rho1, s.Draws()))
+		e.explain("interleaved chains read as one (see above), which make the error bar too small")
 	}
 	if s.Draws() < 4 {
 		return
@@ -199,12 +233,14 @@ func (e *estimation) diagnoseChains() {
 		if len(e.diag.OutlierChains) > 0 {
 			msg += fmt.Sprintf("; chain(s) %v sit apart from the others (another mode, or stuck)", e.diag.OutlierChains)
 		}
-		e.warn("%s: the draws misrepresent p, so ln Z and its error bar may be off by more than the error bar; "+
+		e.warnDraws("%s: the draws misrepresent p, so ln Z and its error bar may be off by more than the error bar; "+
 			"likely causes: chains in different modes, which leaves the modes' weights wrong, chains too short, "+
 			"or burn-in left in; run longer chains, start them from dispersed points, or use a sampler that moves between modes", msg)
 	}
-	if e.diag.BurnInZ > burnInZ {
-		e.warn("chains still carry burn-in: the first 10%% of the chains differ from their last 50%% by %.1f standard errors in %s; "+
+	// Interleaved chains' early steps are not burn-in of one chain: the
+	// interleave warning says what to do.
+	if e.diag.BurnInZ > burnInZ && e.diag.InterleavePeriod == 0 {
+		e.warnDraws("chains still carry burn-in: the first 10%% of the chains differ from their last 50%% by %.1f standard errors in %s; "+
 			"the early draws come from the starting points, not from p, and bias ln Z; discard more draws as warm-up (discard= in Python)",
 			e.diag.BurnInZ, coordName(e.diag.BurnInWhere))
 	}
@@ -214,7 +250,7 @@ func (e *estimation) diagnoseChains() {
 	// paper's budget while ln Z stays within its error bar.
 	if e.diag.ESSBulkMin < essMin {
 		worst, where, kind := e.diag.ESSBulkMin, e.diag.ESSBulkWhere, "bulk"
-		e.warn("the effective sample size is only %.0f (%s ESS of %s, below %d): the draws are so correlated that the "+
+		e.warnDraws("the effective sample size is only %.0f (%s ESS of %s, below %d): the draws are so correlated that the "+
 			"autocorrelation time, and so the error bar of ln Z, is itself uncertain by tens of per cent or more, "+
 			"and the proposal is fitted on few independent points; run longer chains or thin less",
 			worst, kind, coordName(where), essMin)
@@ -295,7 +331,7 @@ func (e *estimation) diagnoseOverlap() {
 				isz = nanMaxAbs(isz, isZ(p.b, p.logZ, p.logZErr))
 			}
 			if finiteP {
-				hmz = nanMaxAbs(hmz, hmZ(p.a, p.logZ, p.logZErr, p.nchains, p.iid))
+				hmz = nanMaxAbs(hmz, hmZ(p.a, p.b, p.logZ, p.logZErr, p.nchains, p.iid))
 			}
 		}
 		if len(e.passes) == 2 {
@@ -317,6 +353,8 @@ func (e *estimation) diagnoseOverlap() {
 		(math.Abs(e.diag.CrossFitZ) > paretoKBridgeZ || tilt > paretoKBridgeZ):
 		e.warn("%s", e.overlapWarning(kq, kp))
 	}
+	e.diagnoseSign()
+	e.diagnosePileUp()
 	var bad []string
 	if math.Abs(e.diag.CrossFitZ) > consistencyZ {
 		bad = append(bad, fmt.Sprintf("the two cross-fitting passes disagree by %.1f standard errors (ln Z %.4f ± %.4f and %.4f ± %.4f)",
@@ -333,8 +371,12 @@ func (e *estimation) diagnoseOverlap() {
 		bad = append(bad, fmt.Sprintf("reciprocal importance sampling with the same proposal disagrees with the bridge by %.1f standard errors", math.Abs(hmz)))
 	}
 	if len(bad) > 0 {
-		e.warn("the estimate is not self-consistent: %s; ln Z and its error bar cannot be trusted; %s; "+
-			"check the log density against the sampler's, then the chains' convergence", strings.Join(bad, "; "), causesMismatch)
+		advice := causesMismatch + "; check the log density against the sampler's, then the chains' convergence"
+		if e.cause != "" {
+			// A specific check found a mistake that explains this one.
+			advice = "likely cause: " + e.cause
+		}
+		e.warn("the estimate is not self-consistent: %s; ln Z and its error bar cannot be trusted; %s", strings.Join(bad, "; "), advice)
 	}
 }
 
@@ -454,4 +496,58 @@ func (d Diagnostics) String() string {
 		parts = append(parts, fmt.Sprintf("log p spot-checked at %d draws (max diff %.2g)", d.SpotChecked, d.SpotMaxDiff))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// diagnoseSign checks that log p rises where the draws are dense (see
+// sign.go).
+func (e *estimation) diagnoseSign() {
+	r := math.NaN()
+	for _, p := range e.passes {
+		if len(p.logp) == len(p.a) {
+			c := signCorr(p.logp, p.a)
+			if math.IsNaN(r) || c < r {
+				r = c
+			}
+		}
+	}
+	e.diag.SignCorr = r
+	if r < signCorrelation {
+		e.warn("%s", signWarning(r))
+		e.explain("the sign of the log density (see above)")
+	}
+}
+
+// diagnosePileUp looks for draws piled against a side without a bound
+// (see pileup.go). It never warns on its own: the estimate stays right,
+// and the consistency checks allow for the proposal's mass beyond the
+// edge. It adds a note to Result.Info, and explains a failed consistency
+// check.
+func (e *estimation) diagnosePileUp() {
+	out := math.NaN()
+	for _, p := range e.passes {
+		if p.b != nil {
+			out = nanMax(out, outsideShare(p.b))
+		}
+	}
+	e.diag.OutsideShare = out
+	ps := pileUps(e.s, e.cfg.Lower, e.cfg.Upper)
+	if len(ps) == 0 {
+		return
+	}
+	e.diag.PileUpWhere, e.diag.PileUpRatio = ps[0].Coord, ps[0].Ratio
+	note := pileUpAdvice(ps)
+	if out > 0 {
+		note += fmt.Sprintf("; %.1f%% of the proposal draws fell where log p = -inf (the estimate allows for them, "+
+			"at some cost in efficiency)", 100*out)
+	}
+	e.inform("%s", note)
+	e.explain(pileUpAdvice(ps) + ", then run again")
+}
+
+// explain records the first specific mistake found, which the generic
+// consistency warning then names instead of its list of usual causes.
+func (e *estimation) explain(cause string) {
+	if e.cause == "" {
+		e.cause = cause
+	}
 }

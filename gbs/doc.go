@@ -27,6 +27,15 @@
 // target symmetrized about its mean) are available through Settings.Method
 // as baselines.
 //
+// Every call checks its input and its own estimate (Diagnostics; one file
+// per check: convergence, burn-in, stuck, copied and interleaved chains,
+// layout, the overlap of p and q, the consistency of draws and log
+// density, a flipped sign, draws piled against an undeclared boundary).
+// A failed check is a warning in Result.Warnings, those about the draws
+// first (Result.SamplerWarnings of them); facts that need no action go to
+// Result.Info. docs/diagnostics.md gives each check's threshold and
+// false-alarm count.
+//
 // The log density is always called in batches (LogDensityFunc), so that a
 // vectorized or parallel likelihood pays off, and any normalized density
 // with a sampler can serve as the proposal (Proposal, ProposalFitter).

@@ -60,6 +60,11 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	e.diagnose()
 	e.res.NCall = e.ev.calls
+	// The passes may warn alike.
+	draws := unique(e.drawWarnings)
+	e.res.Warnings = append(draws, unique(e.res.Warnings)...)
+	e.res.SamplerWarnings = len(draws)
+	e.res.Info = unique(e.res.Info)
 	return e.res, nil
 }
 
@@ -121,6 +126,11 @@ type estimation struct {
 	drawsLogP []float64
 	// covPools are the coverage check's proposals, one per bridge pass.
 	covPools []*coveragePool
+	// drawWarnings are the warnings about the draws, which Evidence puts
+	// before res.Warnings, those about the estimate.
+	drawWarnings []string
+	// cause is the first mistake a specific check found (see explain).
+	cause string
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -129,8 +139,21 @@ func (e *estimation) logf(format string, args ...any) {
 	}
 }
 
+// warn adds a warning about the estimate (the proposal, the overlap of q
+// and p, the consistency of draws and log density).
 func (e *estimation) warn(format string, args ...any) {
 	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+// warnDraws adds a warning about the draws themselves (the chains'
+// convergence, burn-in, layout, copies), which no estimator can repair.
+func (e *estimation) warnDraws(format string, args ...any) {
+	e.drawWarnings = append(e.drawWarnings, fmt.Sprintf(format, args...))
+}
+
+// inform adds a fact to Result.Info: not a warning, nothing to repair.
+func (e *estimation) inform(format string, args ...any) {
+	e.res.Info = append(e.res.Info, fmt.Sprintf(format, args...))
 }
 
 // fitProposal fits q on the row-major points x with the random stream
@@ -309,9 +332,12 @@ func (e *estimation) bridge(warp bool) error {
 	return nil
 }
 
-// keepPass records a pass's warnings and its data for the diagnostics.
+// keepPass records a pass's warnings, notes and its data for the
+// diagnostics.
 func (e *estimation) keepPass(r bridgePass) {
 	e.res.Warnings = append(e.res.Warnings, r.warnings...)
+	e.drawWarnings = append(e.drawWarnings, r.drawWarnings...)
+	e.res.Info = append(e.res.Info, r.info...)
 	e.passes = append(e.passes, r.data)
 	if r.cov != nil {
 		e.covPools = append(e.covPools, r.cov)
@@ -371,10 +397,13 @@ type bridgePass struct {
 	np, nq int
 	trace  []TracePoint
 	// data is what the diagnostics read; useLogP the target's log p at
-	// h.use, chain after chain; warnings the pass's own.
-	data     passData
-	useLogP  []float64
-	warnings []string
+	// h.use, chain after chain; warnings the pass's own about the
+	// estimate, drawWarnings about the draws, info its notes.
+	data         passData
+	useLogP      []float64
+	warnings     []string
+	drawWarnings []string
+	info         []string
 	// q is the fitted proposal, tauP the p-draws' autocorrelation time
 	// the bridge weighed them by.
 	q    Proposal
@@ -411,7 +440,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		pd.observe = r.cov.observe
 	}
 	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
-	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.warnings)
+	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.info)
 	if err != nil {
 		return r, err
 	}
@@ -421,9 +450,9 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	}
 	r.trace = passTrace(in, pd.logw, est)
 	if est.shortChain {
-		r.warnings = append(r.warnings, shortWarning(est.tau, r.np/h.nchains))
+		r.drawWarnings = append(r.drawWarnings, shortWarning(est.tau, r.np/h.nchains))
 	}
-	r.data = passData{a: a, b: pd.logw, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
+	r.data = passData{a: a, b: pd.logw, logp: lp, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
 		nchains: h.nchains, iid: e.s.Independent}
 	return r, nil
 }
@@ -490,8 +519,8 @@ func (e *estimation) posteriorTau(a []float64, nchains int) float64 {
 
 // solvePass draws from q (nq draws; 0: the adaptive rule from a first
 // batch) and solves the bridge equation with in's posterior side; in ends
-// with the proposal side used. The adaptive rule's warnings go to warns.
-func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, costShare float64, warns *[]string) (bridgeEstimate, error) {
+// with the proposal side used. The adaptive rule's notes go to info.
+func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, costShare float64, info *[]string) (bridgeEstimate, error) {
 	d := e.s.Dim
 	nq0 := nq
 	if nq0 == 0 {
@@ -511,7 +540,7 @@ func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, c
 	}
 	n, capped := e.adaptiveNQ(nq0, est, np, costShare)
 	if capped {
-		*warns = append(*warns, fmt.Sprintf("n_q capped at %d by memory", n))
+		*info = append(*info, fmt.Sprintf("n_q capped at %d by the memory available; the error bar includes the proposal's larger share", n))
 	}
 	if n <= nq0 {
 		return est, nil
@@ -558,7 +587,7 @@ func startNQ(np int, tau float64) int {
 }
 
 func (e *estimation) warnShort(tau float64, m int) {
-	e.warn("%s", shortWarning(tau, m))
+	e.warnDraws("%s", shortWarning(tau, m))
 }
 
 // shortWarning is the warning for chains too short for their tau.

@@ -105,7 +105,8 @@ func globalAcceptRate(r *nuts.Result) float64 {
 // acceptance target (see PipelineSettings.RetryTargetAccept). Problems
 // the chains still show (divergences, R-hat of log p above
 // PipelineMaxRHat, chains stuck at low log p) are reported in
-// Evidence.Warnings; no chain is dropped.
+// Evidence.Warnings (among its sampler warnings), a retry in
+// Evidence.Info; no chain is dropped.
 func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
 	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) { return nuts.Sample(ctx, f, d, s) }
 	return pipeline(ctx, run, gradToBatch(f, d), d, s)
@@ -156,7 +157,7 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
 	out := &PipelineResult{Sampling: draws, TargetAccept: cfg.Sampler.TargetAccept, GradCalls: draws.GradCalls, Global: global}
-	var notes []string
+	var info []string
 	if n := draws.Divergences(); n > 0 && retry > cfg.Sampler.TargetAccept {
 		again := cfg.Sampler
 		again.TargetAccept = retry
@@ -164,7 +165,9 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		if err != nil {
 			return nil, fmt.Errorf("gbs: sampling again at TargetAccept %v: %w", retry, err)
 		}
-		notes = append(notes, fmt.Sprintf("NUTS diverged %d times at TargetAccept %v; the draws come from a second run at %v", n, cfg.Sampler.TargetAccept, retry))
+		// The retry is designed behaviour: a problem only if the second
+		// run diverges too, which samplingWarnings reports.
+		info = append(info, fmt.Sprintf("NUTS diverged %d times after warm-up at TargetAccept %v, so the chains were run again at %v; the draws come from that second run", n, cfg.Sampler.TargetAccept, retry))
 		out.Sampling, out.TargetAccept, out.Retried = draws, retry, true
 		out.GradCalls += draws.GradCalls
 	}
@@ -178,8 +181,8 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		return nil, err
 	}
 	out.EvidenceTime = time.Since(start)
-	res.Warnings = append(res.Warnings, notes...)
-	res.Warnings = append(res.Warnings, samplingWarnings(draws, out.TargetAccept)...)
+	res.Info = append(info, res.Info...)
+	res.addSamplerWarnings(samplingWarnings(draws, out.TargetAccept))
 	out.Evidence, out.LogDensityCalls = res, res.NCall
 	out.GlobalAcceptRate = globalAcceptRate(draws)
 	return out, nil

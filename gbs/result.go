@@ -32,8 +32,20 @@ type Result struct {
 	// Warnings are conditions that did not stop the computation but may
 	// make the result less reliable, such as chains too short for Tau,
 	// unmixed chains or a log density that the draws do not follow; each
-	// says what is wrong, its likely causes and what to do.
-	Warnings []string
+	// says what is wrong, its likely causes and what to do. None is
+	// expected on a healthy run (docs/diagnostics.md gives each check's
+	// false-alarm rate). The first SamplerWarnings entries are about the
+	// draws (the chains: convergence, burn-in, layout, copied or stuck
+	// chains, the sampler's divergences); the others are about the
+	// estimate (the overlap of q and p, the consistency of draws and
+	// log density, the proposal's fit).
+	Warnings        []string
+	SamplerWarnings int
+	// Info holds facts worth knowing that are not warnings: designed
+	// behaviour that worked (a NUTS run repeated at a higher acceptance
+	// target), or limits that the error bar already accounts for (n_q
+	// capped by memory).
+	Info []string
 	// Diagnostics are the numbers behind the checks of the input chains,
 	// the stored log p and the overlap of p and q.
 	Diagnostics Diagnostics
@@ -54,5 +66,23 @@ func (r *Result) String() string {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
+	for _, m := range r.Info {
+		fmt.Fprintf(&b, "info: %s\n", m)
+	}
 	return b.String()
+}
+
+// DrawWarnings returns the warnings about the draws, the first
+// SamplerWarnings entries of Warnings.
+func (r *Result) DrawWarnings() []string {
+	return r.Warnings[:min(max(r.SamplerWarnings, 0), len(r.Warnings))]
+}
+
+// addSamplerWarnings puts ws before the other warnings about the draws.
+func (r *Result) addSamplerWarnings(ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	r.Warnings = append(ws[:len(ws):len(ws)], r.Warnings...)
+	r.SamplerWarnings += len(ws)
 }

@@ -2,7 +2,7 @@
  * gbs.h -- C interface of libgbs: Bayesian evidence (ln Z) with Gaussianized
  * bridge sampling, Gaussianizing normalizing flows and NUTS sampling.
  *
- * ABI version 2.  Link with `pkg-config --cflags --libs gbs`.
+ * ABI version 3.  Link with `pkg-config --cflags --libs gbs`.
  *
  * Conventions (they hold for every function unless its comment says
  * otherwise):
@@ -91,7 +91,8 @@ extern "C" {
  * against its own and every older header.  Version 2 added
  * gbs_result.diagnostics, version 3 the coverage check
  * (gbs_evidence_options.coverage_check and the coverage_* fields at the
- * end of gbs_diagnostics). */
+ * end of gbs_diagnostics) and gbs_result.n_sampler_warnings and
+ * gbs_result.info. */
 #define GBS_ABI_VERSION 3
 
 /* Release version of this header and of the library built from it: the one
@@ -369,16 +370,30 @@ typedef struct gbs_result {
                        trace_cap) were written to the trace buffer */
   int64_t n_warnings; /* number of strings in warnings */
   char **warnings;  /* NULL if there are none, else a NULL-terminated array
-                       of n_warnings messages (conditions that make the result
-                       less reliable, e.g. chains too short for tau), owned by
-                       the caller: free with gbs_free_warnings(warnings) */
+                       of n_warnings messages, owned by the caller: free with
+                       gbs_free_warnings(warnings).  Warnings are conditions
+                       that make the result less reliable, each saying what
+                       to do; none is expected on a healthy run.  The first
+                       n_sampler_warnings entries are about the draws (the
+                       chains' convergence, burn-in, layout, copied or stuck
+                       chains, the sampler's divergences), the others about
+                       the estimate (the overlap of proposal and posterior,
+                       draws and log density that disagree, the proposal's
+                       fit). */
   gbs_diagnostics diagnostics; /* ABI version 2 */
+  int64_t n_sampler_warnings; /* ABI version 3: see warnings */
+  int64_t n_info;   /* ABI version 3: number of strings in info */
+  char **info;      /* ABI version 3: NULL if there are none, else a
+                       NULL-terminated array of n_info messages that are not
+                       warnings (a NUTS run repeated at a higher acceptance
+                       target, n_q capped by memory...), owned by the caller:
+                       free with gbs_free_warnings(info) */
 } gbs_result;
 
 /* sizeof(gbs_result) in ABI version 1, before diagnostics. */
 #define GBS_RESULT_SIZE_V1 offsetof(gbs_result, diagnostics)
 /* sizeof(gbs_result) in ABI version 2, before the coverage fields of
- * diagnostics. */
+ * diagnostics (and n_sampler_warnings and info after it). */
 #define GBS_RESULT_SIZE_V2 offsetof(gbs_result, diagnostics.coverage_frac)
 
 #ifndef GBS_NO_PROTOTYPES
@@ -396,8 +411,9 @@ typedef struct gbs_result {
  *               (same order), which are then not evaluated again; finite.
  * opt:          NULL for defaults.
  * result:       required, result->size set by the caller.  Filled on success;
- *               on failure zeroed (warnings NULL) except size.  The caller
- *               frees result->warnings with gbs_free_warnings().
+ *               on failure zeroed (warnings and info NULL) except size.
+ *               The caller frees result->warnings and result->info with
+ *               gbs_free_warnings().
  * trace, trace_cap: optional caller buffer (NULL, 0 for none) receiving up to
  *               trace_cap points of ln Z against n_q, in increasing n_q.
  *

@@ -112,14 +112,16 @@ inline gbs_flow_options flow_options() {
   return o;
 }
 
-/* The outcome of gbs::evidence: gbs_result's numbers, its warnings and the
+/* The outcome of gbs::evidence: gbs_result's numbers, its warnings, info and the
  * trace of ln Z against the number of proposal draws. */
 struct result {
   double logz = 0, logzerr = 0;
   int64_t n_p = 0, n_q = 0, ncall = 0;
   double tau = 0, re2_p = 0, re2_q = 0;
   int method = 0;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // the first n_sampler_warnings are about the draws
+  int64_t n_sampler_warnings = 0;
+  std::vector<std::string> info;  // facts that are not warnings (see gbs_result.info)
   std::vector<gbs_trace_point> trace;
   gbs_diagnostics diagnostics{};  // the checks behind the warnings
 };
@@ -211,6 +213,8 @@ result evidence(F &&logp, doubles samples, int64_t d,
   out.re2_q = r.re2_q;
   out.method = r.method;
   out.warnings = detail::take_warnings(r.warnings);
+  out.n_sampler_warnings = r.n_sampler_warnings;
+  out.info = detail::take_warnings(r.info);
   trace.resize(static_cast<std::size_t>(
       r.n_trace < static_cast<int64_t>(trace.size()) ? r.n_trace : static_cast<int64_t>(trace.size())));
   out.trace = std::move(trace);

@@ -49,6 +49,9 @@ type Run struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Diagnostics is the evidence result's one-line diagnostics summary.
 	Diagnostics string `json:"diagnostics,omitempty"`
+	// Info are the evidence result's notes that are not warnings (a NUTS
+	// retry that worked, draws piled against an undeclared boundary).
+	Info []string `json:"info,omitempty"`
 }
 
 func main() {

@@ -70,7 +70,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 			run := base
 			run.Method, run.LogZ, run.LogZErr = method, res.LogZ, res.LogZErr
-			run.Warnings = res.Warnings
+			run.Warnings, run.Info = res.Warnings, res.Info
 			run.NCall, run.NGrad = res.NCall, pr.GradCalls
 			run.Seconds = pr.SamplingTime.Seconds() + since(t0)
 			emit(run)
@@ -109,7 +109,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
 	run := base
 	run.Method, run.LogZ, run.LogZErr = method, pr.Evidence.LogZ, pr.Evidence.LogZErr
-	run.Warnings = pr.Evidence.Warnings
+	run.Warnings, run.Info = pr.Evidence.Warnings, pr.Evidence.Info
 	run.Diagnostics = pr.Evidence.Diagnostics.String()
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()

@@ -60,5 +60,8 @@ func run(name, method string, n int, seed uint64) error {
 	for _, w := range res.Warnings {
 		fmt.Println("warning:", w)
 	}
+	for _, m := range res.Info {
+		fmt.Println("info:", m)
+	}
 	return nil
 }

@@ -21,8 +21,12 @@ bayes_factor(a, b) -> BayesFactor, compare([result, ...]) -> Comparison
     Bayes factors (value, log, error, which model they favour) and ranked
     posterior model probabilities with errors; error_measures(result).
 Result
-    logz, logzerr, ncall, n_p, n_q, tau, method, warnings, summary(),
+    logz, logzerr, ncall, n_p, n_q, tau, method, warnings, info, summary(),
     plot(), and a table in Jupyter.
+GbsWarning, SamplerWarning, DiagnosticWarning
+    Every warning of a Result is also raised, at the caller's line:
+    SamplerWarning for the draws, DiagnosticWarning for the estimate.
+    strict=True raises GbsWarningError (a GbsError) instead.
 Flow
     The Gaussianizing normalizing flow: Flow.fit(x), log_prob, sample,
     save / Flow.load.
@@ -40,7 +44,7 @@ from . import problems
 from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsForkError, GbsIOError,
                    abi_version, set_threads, version)
 from ._lib import path as library_path
-from .adapters._health import SamplerWarning
+from ._warnings import DiagnosticWarning, GbsWarning, GbsWarningError, SamplerWarning
 from .adapters.numpyro import from_numpyro
 from .adapters.pymc import from_pymc
 from .compare import BayesFactor, Comparison, bayes_factor, compare, error_measures
@@ -51,7 +55,8 @@ from .sampling import Samples, sample, sample_ensemble
 
 __all__ = ["evidence", "from_pymc", "from_numpyro", "bayes_factor", "compare", "Comparison",
            "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
-           "SamplerWarning", "Result", "Flow", "sample", "sample_ensemble", "Samples", "problems",
+           "GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "Result", "Flow",
+           "sample", "sample_ensemble", "Samples", "problems",
            "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]
 __version__ = "0.1.0"

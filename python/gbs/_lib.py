@@ -90,7 +90,9 @@ class CResult(Structure):
                 ("re2_q", c_double), ("method", c_int32),
                 ("reserved", c_int32), ("n_trace", c_int64),
                 ("n_warnings", c_int64), ("warnings", POINTER(c_char_p)),
-                ("diagnostics", CDiagnostics)]
+                ("diagnostics", CDiagnostics),
+                ("n_sampler_warnings", c_int64), ("n_info", c_int64),
+                ("info", POINTER(c_char_p))]
 
 
 class FlowOptions(Structure):

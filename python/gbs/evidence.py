@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _warnings
 from ._arrays import ptr, seed_value
 from ._callbacks import BatchCallback, run
 from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settings
@@ -33,7 +33,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
              f_eva: Optional[float] = None, cross_fit: bool = True,
              coverage_check: bool = True, name: Optional[str] = None,
-             repetitions: int = 1) -> Result:
+             repetitions: int = 1, strict: bool = False) -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -183,12 +183,30 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         the error only (the posterior draws are shared). Costs k times the
         proposal's log-density evaluations; log p at the draws is computed
         once.
+    strict : bool, default False
+        Raise :class:`gbs.GbsWarningError` (a :class:`gbs.GbsError`)
+        instead of returning a result that has warnings: for scripts and
+        pipelines where nobody reads warnings.
 
     Returns
     -------
     Result
         ``logz`` and ``logzerr`` (natural log), ``ncall``, ``n_p``,
-        ``n_q``, ``tau``, ``warnings``, ``summary()``, ``plot()``.
+        ``n_q``, ``tau``, ``warnings``, ``info``, ``summary()``,
+        ``plot()``.
+
+    Warns
+    -----
+    gbs.SamplerWarning
+        The draws may not represent p (unmixed, copied or stuck chains,
+        burn-in left in, too few effective draws, exchanged axes).
+    gbs.DiagnosticWarning
+        A check of the estimate failed (the proposal and the draws barely
+        overlap, the draws do not follow ``log_prob``...).
+
+    Each warning is also in ``Result.warnings``; both are
+    :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line that
+    called gbs. docs/diagnostics.md lists every check.
 
     Raises
     ------
@@ -196,8 +214,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         Bad input: shapes, a method name, bounds, NaN samples, too few draws
         (``gbs.GbsArgumentError`` when the library finds it).
     gbs.GbsError
-        The log density returned NaN or +inf (``GbsCallbackError``), or the
-        estimate failed (for example no overlap between q and p).
+        The log density returned NaN or +inf (``GbsCallbackError``), the
+        estimate failed (for example no overlap between q and p), or with
+        ``strict=True`` the result has a warning (``GbsWarningError``).
     Exception
         Whatever ``log_prob`` raised, with its traceback: the call stops.
     KeyboardInterrupt
@@ -230,8 +249,10 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     stop = threading.Event()
     fn = batch_function(log_prob, vectorize, tuple(args), kwargs, settings.pool, stop)
-    return estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels,
-                    lp_source=dr.lp_source)
+    result = estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels,
+                      lp_source=dr.lp_source)
+    _warnings.emit(result, strict=strict)
+    return result
 
 
 def _not_callable(obj: Any) -> str:
@@ -350,6 +371,8 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
     Result.plot labels its axes with them.
     ``lp_source`` says where lp came from, for the library's errors
     about it (a key of _LP_SOURCES or a phrase).
+    The Result's warnings are not raised here: the caller adds its own
+    and raises them all with ``_warnings.emit``.
     """
     nc, nd, d = x.shape
     ncall = settings.ncall if settings.ncall is not None else src_ncall
@@ -380,12 +403,15 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
             warnings = [name_coordinates(w, labels)
                         for w in _lib.take_warnings(res.warnings, res.n_warnings)]
             res.warnings = None
+            info = _lib.take_warnings(res.info, res.n_info)
+            res.info = None
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), warnings, tr,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
-                    diagnostics=Diagnostics.from_c(res.diagnostics, labels))
+                    diagnostics=Diagnostics.from_c(res.diagnostics, labels),
+                    n_sampler_warnings=res.n_sampler_warnings, info=info)
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
                        "options": packed,
                        "independent": settings.independent,

@@ -51,8 +51,18 @@ class Result:
         "bridge", "is", "hm" or "warp3".
     warnings : list of str
         Conditions that make the result less reliable (chains too short for
-        the autocorrelation time, proposal fit fallbacks...). Empty when all
-        is well.
+        the autocorrelation time, unmixed chains, draws that do not follow
+        the log density...), each saying what to do. Empty when all is
+        well. They are also raised through Python's :mod:`warnings` when
+        the result is made, as :class:`gbs.SamplerWarning` (the first
+        ``n_sampler_warnings``: the draws) or :class:`gbs.DiagnosticWarning`
+        (the others: the estimate), both :class:`gbs.GbsWarning`.
+    n_sampler_warnings : int
+        How many of ``warnings``, at the start, are about the draws.
+    info : list of str
+        Facts that are not warnings: designed behaviour that worked (a NUTS
+        run repeated at a higher acceptance target) or limits the error
+        bar already includes (n_q capped by memory). Not raised.
     trace : numpy.ndarray, shape (k, 3)
         Rows (n_q, ln Z, error): the estimate from the first n_q proposal
         draws, for increasing n_q; the last row is the final estimate.
@@ -60,7 +70,7 @@ class Result:
         The seed used (pass it back to reproduce the result).
     n_chains, n_draws, dim : int
         The layout of the samples: chains, draws per chain, dimension d.
-    info : dict
+    source : dict
         Facts an adapter adds (:func:`gbs.from_pymc`, :func:`gbs.from_numpyro`):
         the variables, and where log p at the draws came from (``"lp"``).
         Empty for :func:`gbs.evidence`.
@@ -84,7 +94,8 @@ class Result:
                  re2_p: float, re2_q: float, method: str, warnings: Sequence[str],
                  trace: Any, seed: Optional[int] = None, n_chains: Optional[int] = None,
                  n_draws: Optional[int] = None, dim: Optional[int] = None,
-                 diagnostics: Optional["Diagnostics"] = None):
+                 diagnostics: Optional["Diagnostics"] = None, n_sampler_warnings: int = 0,
+                 info: Sequence[str] = ()):
         self.logz = float(logz)
         self.logzerr = float(logzerr)
         self.ncall = int(ncall)
@@ -99,7 +110,9 @@ class Result:
         self.seed = seed
         self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
         self.diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-        self.info: Dict[str, Any] = {}
+        self.n_sampler_warnings = min(max(int(n_sampler_warnings), 0), len(self.warnings))
+        self.info: List[str] = list(info)
+        self.source: Dict[str, Any] = {}
         self.name: Optional[str] = None
         self.repetitions: Optional[np.ndarray] = None
         self._context: Optional[Dict[str, Any]] = None
@@ -120,6 +133,8 @@ class Result:
                 "seed", "n_chains", "n_draws", "dim")
         out = {k: getattr(self, k) for k in keys}
         out["warnings"] = list(self.warnings)
+        out["n_sampler_warnings"] = self.n_sampler_warnings
+        out["info"] = list(self.info)
         out["trace"] = self.trace.tolist()
         out["diagnostics"] = self.diagnostics.as_dict()
         out["name"] = self.name
@@ -226,6 +241,7 @@ class Result:
             lines.append("  diagnostics: " + diag)
         lines = [ln for ln in lines if ln]
         lines += ["  warning: " + w for w in self.warnings]
+        lines += ["  info: " + m for m in self.info]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -255,6 +271,9 @@ class Result:
         warn = "".join("<li>%s</li>" % html.escape(w) for w in self.warnings)
         if warn:
             warn = "<p style='color:#a15c00'><b>Warnings</b></p><ul>%s</ul>" % warn
+        info = "".join("<li>%s</li>" % html.escape(m) for m in self.info)
+        if info:
+            warn += "<p><b>Info</b></p><ul>%s</ul>" % info
         return "<div><p><b>gbs.Result</b></p><table>%s</table>%s</div>" % (body, warn)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:

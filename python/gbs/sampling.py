@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _warnings
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
 from ._values import callback_name
@@ -41,6 +41,9 @@ class Samples:
         global moves). Ensemble: one dict with burn, thin, tau_max,
         acceptance.
     warnings : list of str
+        What the sampler's own checks found (divergences, a run shorter
+        than 50 autocorrelation times...), also raised as
+        :class:`gbs.SamplerWarning` when the draws are made.
     seed : int
         The seed used.
     """
@@ -221,6 +224,7 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     if div:
         warnings.append("%d divergent transitions after warm-up: the draws (and ln Z from them) may "
                         "be biased; raise target_accept" % div)
+    _warnings.warn_all(warnings, _warnings.SamplerWarning)
     return Samples(draws, logp, st, warnings=warnings, seed=seed)
 
 
@@ -326,4 +330,5 @@ def sample_ensemble(log_prob: Callable[..., Any], x0: Any = None, *, ndim: Optio
         _lib.lib.gbs_ensemble_free(handle, None)
     stats = [{"burn": info.burn, "thin": info.thin, "tau_max": info.tau_max,
               "acceptance": info.acceptance}]
+    _warnings.warn_all(warnings, _warnings.SamplerWarning)
     return Samples(draws, logp, stats, ncall=info.ncall, warnings=warnings, seed=seed)

@@ -77,6 +77,7 @@ int main(void) {
          res.logz, res.logzerr, g.c, (long long)scalls, (long long)res.ncall);
   CHECK(fabs(res.logz - g.c) < 4 * res.logzerr && res.logzerr < 0.1, "gaussian ln Z");
   gbs_free_warnings(res.warnings);
+  gbs_free_warnings(res.info);
 
   double flo[FUNNEL_D], fhi[FUNNEL_D];
   for (int k = 0; k < FUNNEL_D; k++) {
@@ -93,6 +94,7 @@ int main(void) {
          fr.logz, fr.logzerr, FUNNEL_LOGZ, (long long)scalls, (long long)fr.ncall);
   CHECK(fabs(fr.logz - FUNNEL_LOGZ) < 4 * fr.logzerr && fr.logzerr < 0.15, "funnel ln Z");
   gbs_free_warnings(fr.warnings);
+  gbs_free_warnings(fr.info);
 
   free(x), free(x2), free(lp);
   CHECK(gbs_debug_live_allocations() == 0, "%lld live allocations", (long long)gbs_debug_live_allocations());

@@ -57,6 +57,7 @@ static void test_funnel(void) {
   CHECK((res.n_warnings == 0) == (res.warnings == NULL), "warnings pointer");
   if (res.warnings) CHECK(res.warnings[res.n_warnings] == NULL, "not NULL-terminated");
   gbs_free_warnings(res.warnings);
+  gbs_free_warnings(res.info);
 
   /* Diagnostics (ABI version 2): clean exact draws pass every check. */
   const gbs_diagnostics *dg = &res.diagnostics;
@@ -75,21 +76,28 @@ static void test_funnel(void) {
         "spot %lld stuck %lld", (long long)dg->spot_checked,
         (long long)dg->n_stuck_chains);
 
-  /* A caller built against ABI version 1 passes the old, shorter struct:
-   * the library fills it and writes nothing past it. */
-  {
+  /* ABI version 3: the warnings about the draws come first, info is a
+   * separate list (empty here). */
+  CHECK(res.n_sampler_warnings == 0 && res.n_info == 0 && res.info == NULL,
+        "sampler warnings %lld, info %lld", (long long)res.n_sampler_warnings,
+        (long long)res.n_info);
+
+  /* A caller built against ABI version 1 or 2 passes the old, shorter
+   * struct: the library fills it and writes nothing past it. */
+  const size_t old_sizes[2] = {GBS_RESULT_SIZE_V1, GBS_RESULT_SIZE_V2};
+  for (int v = 0; v < 2; v++) {
     unsigned char buf[sizeof(gbs_result) + 64];
     memset(buf, 0xAB, sizeof buf);
     gbs_result *old = (gbs_result *)buf;
-    old->size = GBS_RESULT_SIZE_V1;
-    CHECK(GBS_RESULT_SIZE_V1 < sizeof(gbs_result), "V1 size %zu", (size_t)GBS_RESULT_SIZE_V1);
+    old->size = old_sizes[v];
+    CHECK(old_sizes[v] < sizeof(gbs_result), "V%d size %zu", v + 1, old_sizes[v]);
     CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &opt, old, NULL,
                           0, &err));
     CHECK(old->logz == res.logz && old->n_q == res.n_q,
           "old-size result: %.17g, %lld", old->logz, (long long)old->n_q);
-    for (size_t i = GBS_RESULT_SIZE_V1; i < sizeof buf; i++)
+    for (size_t i = old_sizes[v]; i < sizeof buf; i++)
       if (buf[i] != 0xAB) {
-        CHECK(0, "byte %zu past the ABI 1 result was written", i);
+        CHECK(0, "byte %zu past the ABI %d result was written", i, v + 1);
         break;
       }
     gbs_free_warnings(old->warnings);
@@ -133,13 +141,14 @@ static void test_funnel(void) {
           "coverage off: %lld calls, ncall %lld, ln Z %.17g vs %.17g",
           (long long)r2.diagnostics.coverage_calls, (long long)r2.ncall, r2.logz, res.logz);
     gbs_free_warnings(r2.warnings);
+    gbs_free_warnings(r2.info);
     off.coverage_check = 2;
     char *e2 = NULL;
     CHECK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &off, &r2, NULL, 0,
                        &e2) == GBS_ERR_ARGUMENT, "coverage_check = 2 accepted");
     gbs_free_error(e2);
   }
-  CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 2,
+  CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 3,
         "ABI version %d", gbs_abi_version());
 
   /* Same seed, same answer; known log p gives the same answer too, with
@@ -150,6 +159,7 @@ static void test_funnel(void) {
   CHECK(again.logz == res.logz, "not reproducible: %.17g vs %.17g", again.logz,
         res.logz);
   gbs_free_warnings(again.warnings);
+  gbs_free_warnings(again.info);
   double *lp = malloc(sizeof(double) * n);
   /* Through the same out-of-line function the library calls: a copy
    * inlined here may be contracted differently (FMA on aarch64) and differ
@@ -163,6 +173,7 @@ static void test_funnel(void) {
   CHECK(again.ncall < res.ncall, "ncall %lld with known log p, %lld without",
         (long long)again.ncall, (long long)res.ncall);
   gbs_free_warnings(again.warnings);
+  gbs_free_warnings(again.info);
   CHECK(again.diagnostics.spot_checked == 32 && again.diagnostics.spot_max_diff < 1e-9,
         "spot-check of known log p: %lld draws, max diff %g",
         (long long)again.diagnostics.spot_checked, again.diagnostics.spot_max_diff);
@@ -184,6 +195,7 @@ static void test_funnel(void) {
   check_within(&again, FUNNEL_LOGZ, 0.5);
   CHECK(again.n_p == n / 2, "n_p = %lld without cross-fitting", (long long)again.n_p);
   gbs_free_warnings(again.warnings);
+  gbs_free_warnings(again.info);
   opt.cross_fit = GBS_CROSS_FIT_AUTO;
 
   /* Two chains of n/2 draws (split by chains), concurrent callback. */
@@ -193,6 +205,7 @@ static void test_funnel(void) {
   print_result("funnel (2 chains, threads)", &again, FUNNEL_LOGZ);
   check_within(&again, FUNNEL_LOGZ, 0.5);
   gbs_free_warnings(again.warnings);
+  gbs_free_warnings(again.info);
   free(lp);
   free(x);
 }
@@ -221,6 +234,7 @@ static void test_gaussian(void) {
     CHECK(res.method == methods[m], "method %d, want %d", res.method,
           methods[m]);
     gbs_free_warnings(res.warnings);
+    gbs_free_warnings(res.info);
   }
   free(x);
 }
@@ -289,6 +303,7 @@ static void test_nuts_pipeline(void) {
   print_result("gaussian NUTS pipeline", &res, g.c);
   check_within(&res, g.c, 0.2);
   gbs_free_warnings(res.warnings);
+  gbs_free_warnings(res.info);
   free(x);
   free(x2);
   free(lp);

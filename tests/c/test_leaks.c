@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
       failed++;
     gbs_free_error(err);
     gbs_free_warnings(res.warnings);
+    gbs_free_warnings(res.info);
 
     /* the error path: a message to free */
     gbs_evidence(failing_logp, NULL, x, 1, n, d, NULL, &opt, &res, NULL, 0,

@@ -86,7 +86,9 @@ int main(void) {
   printf("batched pipeline: ln Z %.4f +- %.4f (exact %.4f)\n", resb.logz,
          resb.logzerr, g.c);
   gbs_free_warnings(res.warnings);
+  gbs_free_warnings(res.info);
   gbs_free_warnings(resb.warnings);
+  gbs_free_warnings(resb.info);
 
   /* a failing callback aborts the call with its code in the message */
   batch_state bf = {&g, 0, 0, 0, 7};

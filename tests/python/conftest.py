@@ -14,6 +14,15 @@ if not INSTALLED:
 sys.path.insert(0, os.path.dirname(__file__))  # targets.py, for spawned workers too
 
 
+def pytest_configure(config):
+    # A healthy test run raises no gbs warning: each one is an error, and
+    # tests that expect one catch it with pytest.warns (issue 23: no false
+    # alarms). Added here, not in pyproject.toml, because pytest resolves
+    # ini filters before this file puts the package on sys.path.
+    import gbs  # noqa: F401  (the package under test, for the filter's category)
+    config.addinivalue_line("filterwarnings", "error::gbs.GbsWarning")
+
+
 @pytest.fixture
 def subprocess_env():
     """Environment for a child Python that imports gbs and targets from

@@ -40,7 +40,8 @@ def test_clean_draws_have_diagnostics_and_no_warning():
 def test_wrong_log_density_is_flagged():
     # Draws of N(0, I) in 6-d passed with the log density of N(3·1, I).
     x = np.random.default_rng(2).normal(size=(8, 500, 6))
-    res = gbs.evidence(normal_logp(3.0, 1.0), x, vectorize=True, seed=2)
+    with pytest.warns(gbs.DiagnosticWarning, match="log density that is not the one the draws come from"):
+        res = gbs.evidence(normal_logp(3.0, 1.0), x, vectorize=True, seed=2)
     assert any("log density that is not the one the draws come from" in w for w in res.warnings)
     assert res.diagnostics.consistency_z > 4
     assert res.diagnostics.pareto_k_q > 1 and res.diagnostics.pareto_k_p > 1
@@ -68,7 +69,8 @@ def test_emcee_layout_without_chain_axis_warns():
     x[0] = rng.normal(size=(walkers, d))
     for t in range(1, steps):
         x[t] = 0.9 * x[t - 1] + math.sqrt(1 - 0.81) * rng.normal(size=(walkers, d))
-    res = gbs.evidence(normal_logp(0.0, 1.0), x, vectorize=True, seed=4)
+    with pytest.warns(gbs.SamplerWarning, match="chain_axis=1"):
+        res = gbs.evidence(normal_logp(0.0, 1.0), x, vectorize=True, seed=4)
     assert any("chain_axis=1" in w for w in res.warnings), res.warnings
     ok = gbs.evidence(normal_logp(0.0, 1.0), x, chain_axis=1, vectorize=True, seed=4)
     assert not any("chain_axis" in w for w in ok.warnings), ok.warnings

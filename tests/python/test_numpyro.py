@@ -73,7 +73,7 @@ def test_conjugate_models(case, model, max_err):
     mcmc = run(model, seed=1, **data)
     res = gbs.from_numpyro(mcmc, seed=1)
     within(res, logz, max_err)
-    assert (res.n_chains, res.n_draws) == (2, 1000) and res.info["x64"]
+    assert (res.n_chains, res.n_draws) == (2, 1000) and res.source["x64"]
     assert not any("diverged" in w for w in res.warnings), res.warnings
 
 
@@ -89,9 +89,9 @@ def test_regression_reuses_potential_energy(regression_run):
     data, logz, _, mcmc = regression_run
     res = gbs.from_numpyro(mcmc, seed=2)
     within(res, logz, 0.04)
-    assert res.dim == 4 and res.info["var_names"] == ["sigma2", "beta"]
+    assert res.dim == 4 and res.source["var_names"] == ["sigma2", "beta"]
     # -potential_energy was log p at the draws: only proposal draws evaluated.
-    assert res.info["lp"] == "sample_stats" and res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls  # + the spot-check
+    assert res.source["lp"] == "sample_stats" and res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls  # + the spot-check
     assert res._context["labels"] == ["sigma2", "beta[0]", "beta[1]", "beta[2]"]
     # sigma2's coordinate is its log (NumPyro's positive-support transform).
     x = res._context["x"]

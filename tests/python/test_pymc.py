@@ -51,7 +51,7 @@ def test_normal_mean_from_context(normal_mean):
         res = gbs.from_pymc(_idata(post), seed=1)
     within(res, logz, 0.01)
     assert res.dim == 1 and (res.n_chains, res.n_draws) == (4, 1000)
-    assert res.info["var_names"] == ["mu"] and res.info["lp"] == "model"
+    assert res.source["var_names"] == ["mu"] and res.source["lp"] == "model"
     assert not res.warnings
 
 
@@ -63,7 +63,7 @@ def test_beta_binomial_logodds():
     assert m.rvs_to_transforms[m["p"]] is not None  # sampled on the log-odds scale
     res = gbs.from_pymc(_idata(draws), m, seed=2, compile_kwargs=FAST)
     within(res, logz, 0.02)
-    assert res.info["value_vars"] == ["p_logodds__"]
+    assert res.source["value_vars"] == ["p_logodds__"]
     # The unconstrained coordinate is the log-odds of the draw.
     p = draws["p"]
     np.testing.assert_allclose(res._context["x"][..., 0], np.log(p / (1 - p)), rtol=1e-9, atol=1e-9)
@@ -76,7 +76,7 @@ def test_gamma_poisson_log():
         pm.Poisson("y", lam, observed=data["y"])
     res = gbs.from_pymc(_idata(draws), m, seed=3, compile_kwargs=FAST)
     within(res, logz, 0.02)
-    assert res.info["value_vars"] == ["lam_log__"]
+    assert res.source["value_vars"] == ["lam_log__"]
 
 
 def test_dirichlet_multinomial_simplex():
@@ -110,7 +110,7 @@ def test_regression_vector_and_scale(regressions):
     (m, logz, draws), _ = regressions
     res = gbs.from_pymc(_idata(draws), m, seed=5, compile_kwargs=FAST)
     within(res, logz, 0.03)
-    assert res.dim == 4 and res.info["value_vars"] == ["sigma2_log__", "beta"]
+    assert res.dim == 4 and res.source["value_vars"] == ["sigma2_log__", "beta"]
     # var_names orders the columns; the estimate does not depend on it.
     res2 = gbs.from_pymc(_idata(draws), m, var_names=["beta", "sigma2"], seed=5, compile_kwargs=FAST)
     assert res2._context["labels"] == ["beta[0]", "beta[1]", "beta[2]", "sigma2_log__"]
@@ -197,7 +197,7 @@ def test_every_default_transform_round_trips_and_matches_pymcs_logp():
         warnings.simplefilter("ignore", gbs.SamplerWarning)
         res = gbs.from_pymc(idata, m, seed=9, n_q=400)
     np.testing.assert_allclose(res._context["x"], uflat, rtol=1e-7, atol=1e-7)
-    assert res.info["lp"] == "sample_stats", res.info
+    assert res.source["lp"] == "sample_stats", res.source
     assert res.dim == 1 + 1 + 1 + 2 + 2 + 6 + 6 and np.isfinite(res.logz)
 
 
@@ -206,7 +206,7 @@ def test_reuses_the_samplers_lp_and_passes_the_chains(normal_mean):
     with m:
         idata = pm.sample(500, tune=500, chains=2, random_seed=10, **SAMPLE)
         res = gbs.from_pymc(idata, seed=10)
-    assert res.info["lp"] == "sample_stats" and (res.n_chains, res.n_draws) == (2, 500)
+    assert res.source["lp"] == "sample_stats" and (res.n_chains, res.n_draws) == (2, 500)
     # Only the proposal draws were evaluated: log p at the draws was reused
     # (NumPyro's NUTS stores -log p as lp; recognized).
     assert res.ncall == res.n_q + 32 + res.diagnostics.coverage_calls  # + the spot-check of the stored log p

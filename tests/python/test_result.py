@@ -35,7 +35,9 @@ def test_fields_and_text(res):
 
 
 def test_warnings_are_shown():
-    short = gbs.evidence(gauss_vec, X[:, :30], vectorize=True, seed=1)
+    with pytest.warns(gbs.GbsWarning) as rec:  # chains too short, and a Gaussian proposal
+        short = gbs.evidence(gauss_vec, X[:, :30], vectorize=True, seed=1)
+    assert any(w.category is gbs.SamplerWarning and "too short" in str(w.message) for w in rec)
     assert any("too short" in w for w in short.warnings)
     assert "warning: " in short.summary() and "Warnings" in short._repr_html_()
 

@@ -10,16 +10,11 @@ warnings name the model's variables (gbs.evidence's ``labels``)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import List, Optional, Sequence
 
 import numpy as np
 
-
-class SamplerWarning(UserWarning):
-    """The sampler's own diagnostics (divergences, tree depth) say its
-    draws may not represent the posterior, so ln Z may be off by more
-    than its error bar."""
+from .._warnings import SamplerWarning  # noqa: F401  (gbs.SamplerWarning, defined once)
 
 
 def sampler_warnings(n: int, diverging: Optional[np.ndarray],
@@ -39,7 +34,3 @@ def sampler_warnings(n: int, diverging: Optional[np.ndarray],
                    "have explored the posterior; raise max_treedepth or reparameterize" % (k, n))
     return out
 
-
-def emit(messages: Sequence[str], stacklevel: int = 3) -> None:
-    for m in messages:
-        warnings.warn(m, SamplerWarning, stacklevel=stacklevel)

@@ -16,13 +16,15 @@ import numpy as np
 from .._options import check_settings
 from ..evidence import estimate
 from ..result import Result
+from .. import _warnings
 from . import _health, require
 
 __all__ = ["from_numpyro"]
 
 
 def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
-                 model_kwargs: Optional[Dict[str, Any]] = None, **evidence_kwargs: Any) -> Result:
+                 model_kwargs: Optional[Dict[str, Any]] = None, strict: bool = False,
+                 **evidence_kwargs: Any) -> Result:
     """ln Z of a NumPyro model from a finished ``numpyro.infer.MCMC``.
 
     Parameters
@@ -36,6 +38,10 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
         ``potential_energy`` (log p at the draws, reused if it matches).
     model_args, model_kwargs : optional
         The model's arguments, if not those of the run (default: the run's).
+    strict : bool, default False
+        Raise :class:`gbs.GbsWarningError` (a :class:`gbs.GbsError`)
+        instead of warning: before the estimate if the sampler's own
+        statistics already condemn the draws.
     **evidence_kwargs
         The estimator's keyword arguments of :func:`gbs.evidence`
         (``method``, ``n_q``, ``seed``, ``progress``, ``discard``,
@@ -47,8 +53,11 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
         ``logz``, the log marginal likelihood of the observed sites, in
         nats. ``dim`` counts the unconstrained coordinates; the columns are
         the latent sites in the model's order, each flattened in C order.
-        Sampler warnings (divergences, tree depth, R-hat) are raised as
-        :class:`gbs.SamplerWarning` and listed in ``Result.warnings``.
+        Sampler warnings (divergences, tree depth, R-hat, the core's checks
+        of the draws) are raised as :class:`gbs.SamplerWarning`, failed
+        checks of the estimate as :class:`gbs.DiagnosticWarning`; all are
+        listed in ``Result.warnings``. ``Result.source`` says where log p
+        at the draws came from.
 
     Notes
     -----
@@ -102,12 +111,15 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
             max_depth = max_depth[-1]
         depth_hits = steps[:, sl] >= 2 ** int(max_depth) - 1
     health = _health.sampler_warnings(x.shape[0] * x.shape[1], diverging, depth_hits)
-    _health.emit(health)
+    if strict:
+        _warnings.refuse(health, _warnings.SamplerWarning)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_numpyro")
     res.warnings = health + res.warnings
-    res.info = {"lp": lp_source, "var_names": [s for s, _ in sites],
+    res.n_sampler_warnings += len(health)
+    res.source = {"lp": lp_source, "var_names": [s for s, _ in sites],
                 "x64": bool(jax.config.jax_enable_x64)}
+    _warnings.emit(res, strict=strict)
     return res
 
 

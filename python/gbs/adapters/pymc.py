@@ -26,6 +26,7 @@ from .._options import check_settings
 from .._samples import group_dataset, is_xarray_dataset
 from ..evidence import estimate
 from ..result import Result
+from .. import _warnings
 from . import _health, require
 
 __all__ = ["from_pymc"]
@@ -96,7 +97,8 @@ def _scan(fn: Any, xb: Any) -> Any:
 
 
 def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str]] = None,
-              compile_kwargs: Optional[Dict[str, Any]] = None, **evidence_kwargs: Any) -> Result:
+              compile_kwargs: Optional[Dict[str, Any]] = None, strict: bool = False,
+              **evidence_kwargs: Any) -> Result:
     """ln Z of a PyMC model from its posterior draws.
 
     Parameters
@@ -111,7 +113,9 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         of the maximum tree depth raise a :class:`gbs.SamplerWarning` (also
         listed in ``Result.warnings``). Convergence (R-hat, ESS, burn-in)
         is checked by the library for every estimate, with its warnings
-        naming the value variables (``"mu"``, ``"theta[3]"``).
+        naming the value variables (``"mu"``, ``"theta[3]"``), raised as
+        :class:`gbs.SamplerWarning` too; failed checks of the estimate
+        raise a :class:`gbs.DiagnosticWarning`.
     model : pymc.Model, optional
         The model the draws came from; default the model on PyMC's context
         stack (inside ``with model:``), as PyMC's own functions do.
@@ -124,6 +128,10 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         density, as ``pm.sample``'s: ``{"mode": "JAX"}`` compiles with JAX
         in seconds where PyTensor's default C backend may take a minute the
         first time (it caches what it built).
+    strict : bool, default False
+        Raise :class:`gbs.GbsWarningError` (a :class:`gbs.GbsError`)
+        instead of warning: before the estimate if the sampler's own
+        statistics already condemn the draws.
     **evidence_kwargs
         The estimator's keyword arguments of :func:`gbs.evidence`:
         ``method``, ``n_q``, ``seed``, ``progress``, ``discard``, ``thin``,
@@ -138,7 +146,7 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
         unconstrained space: ``dim`` counts the unconstrained coordinates
         (a Dirichlet over k categories gives k - 1); ``Result.plot()``
         shows them, named after PyMC's value variables
-        (``"sigma_log__"``). ``Result.info`` says where log p at the draws
+        (``"sigma_log__"``). ``Result.source`` says where log p at the draws
         came from (``"lp"``: ``"sample_stats"`` or ``"model"``).
 
     Raises
@@ -182,12 +190,15 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
     sl = slice(settings.discard, None, settings.thin)
     health = _health.sampler_warnings(x.shape[0] * x.shape[1], _stat(stats, "diverging", sl),
                                       _max_depth_hits(stats, sl))
-    _health.emit(health)
+    if strict:
+        _warnings.refuse(health, _warnings.SamplerWarning)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_pymc")
     res.warnings = health + res.warnings
-    res.info = {"lp": lp_source, "var_names": [rv.name for rv in rvs],
+    res.n_sampler_warnings += len(health)
+    res.source = {"lp": lp_source, "var_names": [rv.name for rv in rvs],
                 "value_vars": [v.name for v in density.value_vars], "draws": (nc, nd)}
+    _warnings.emit(res, strict=strict)
     return res
 
 

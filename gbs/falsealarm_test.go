@@ -1,0 +1,102 @@
+package gbs
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gbs-evidence/gbs/problems"
+)
+
+// warningKinds maps a phrase of each warning (and note) to the check that
+// writes it, for counting false alarms; docs/diagnostics.md lists them.
+var warningKinds = []struct{ phrase, kind string }{
+	{"have not mixed", "R-hat"},
+	{"carry burn-in", "burn-in"},
+	{"effective sample size is only", "ESS"},
+	{"never or almost never move", "stuck chain"},
+	{"axes are probably exchanged", "layout"},
+	{"copies of each other", "copied chains"},
+	{"interleaved draw by draw", "interleaved chains"},
+	{"too short for a reliable autocorrelation", "short chains (tau)"},
+	{"heavy-tailed", "Pareto k-hat (IS/HM)"},
+	{"barely overlap", "Pareto k-hat (overlap)"},
+	{"lowest where the draws are densest", "flipped sign"},
+	{"not self-consistent", "consistency"},
+	{"pile up against a boundary", "boundary pile-up (info)"},
+}
+
+func warningKind(w string) string {
+	for _, k := range warningKinds {
+		if strings.Contains(w, k.phrase) {
+			return k.kind
+		}
+	}
+	return "other: " + w
+}
+
+// TestMeasureFalseAlarms counts the warnings (and notes) of evidence calls
+// on clean exact draws of several targets, at seeds no test or benchmark
+// uses, laid out as 4 chains of 1000 draws (the chain checks run; exact
+// draws are valid chains) and as 4000 independent draws. Every warning
+// here is a false alarm. Skipped unless GBS_MEASURE is set; GBS_REPS sets
+// the seeds per target and layout (default 10):
+//
+//	GBS_MEASURE=1 GBS_REPS=25 go test -run TestMeasureFalseAlarms -v ./gbs/
+func TestMeasureFalseAlarms(t *testing.T) {
+	if os.Getenv("GBS_MEASURE") == "" {
+		t.Skip("set GBS_MEASURE=1 to run")
+	}
+	reps := 10
+	if v := os.Getenv("GBS_REPS"); v != "" {
+		fmt.Sscan(v, &reps)
+	}
+	targets := []*problems.Problem{
+		problems.Gaussian([]float64{1, -1, 0.5, 0}, []float64{1, 0.5, 0, 0, 0.5, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.25}, 0),
+		problems.FunnelN(16), problems.BananaN(32, problems.BananaSeed), problems.CauchyN(48),
+	}
+	const chains, draws = 4, 1000
+	counts := map[string]int{}
+	runs := 0
+	for _, p := range targets {
+		for rep := 0; rep < reps; rep++ {
+			seed := uint64(910000 + 1000*len(p.Name) + rep)
+			rng := rand.New(rand.NewPCG(seed, 23))
+			x := make([]float64, chains*draws*p.Dim)
+			p.Sample(x, rng)
+			for _, indep := range []bool{false, true} {
+				s := &Samples{Dim: p.Dim, Independent: indep}
+				if indep {
+					s.Chains = [][]float64{x}
+				} else {
+					for c := 0; c < chains; c++ {
+						s.Chains = append(s.Chains, x[c*draws*p.Dim:(c+1)*draws*p.Dim])
+					}
+				}
+				res, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
+				if err != nil {
+					t.Fatalf("%s seed %d: %v", p.Name, seed, err)
+				}
+				runs++
+				for _, w := range append(append([]string(nil), res.Warnings...), res.Info...) {
+					k := warningKind(w)
+					counts[k]++
+					t.Logf("%s seed %d independent %v: ln Z %+.2f σ: %s: %.200s", p.Name, seed, indep, (res.LogZ-p.LogZ)/res.LogZErr, k, w)
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t.Logf("%d evidence calls on clean exact draws (%d targets × %d seeds × 2 layouts)", runs, len(targets), reps)
+	for _, k := range keys {
+		t.Logf("  %-28s %d", k, counts[k])
+	}
+}

@@ -1,0 +1,111 @@
+package gbs
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Draws piled against a boundary. A posterior truncated by a hard edge of
+// its support (a half-normal scale, a uniform prior's end where the
+// likelihood is still high) has its largest density at the edge, and the
+// draws end abruptly there. Without Settings.Lower/Upper the proposal
+// cannot know it: it spreads mass beyond the edge, where log p = -inf.
+// The bridge and importance sampling stay right (those proposal draws
+// weigh zero) at some loss of efficiency; reciprocal importance sampling
+// does not (E_p[q/p] is q's mass inside the support over Z), which the
+// consistency check corrects for (see hmZ).
+//
+// The check looks at each coordinate's extreme draws on each side that has
+// no bound: below the edge density that does not vanish makes the lowest
+// k draws as spread as the next k (the quantile function is linear there),
+// while a tail that fades, even a short one, makes them far more spread
+// (for a Gaussian and k = 1% of n, 4 times at n = 4000, 9 times at 10^6).
+
+// pileUpRatio is the ratio of the spread of the k most extreme draws to
+// that of the next k below which a side counts as an abrupt edge: a
+// constant density gives 1 (within the noise of k spacings, about
+// 1 ± 2/sqrt(k)), a Gaussian tail 3.6 or more at any n >= 400.
+const pileUpRatio = 1.6
+
+// pileUpMinDraws is the number of draws below which the extremes are too
+// few to judge; k is 1% of the draws, at least pileUpMinK.
+const (
+	pileUpMinDraws = 400
+	pileUpMinK     = 30
+)
+
+// pileUp is an abrupt edge of the draws: coordinate Coord ends at Edge,
+// below (Upper false) or above (Upper true), with spread ratio Ratio.
+type pileUp struct {
+	Coord int
+	Upper bool
+	Edge  float64
+	Ratio float64
+}
+
+// pileUps returns the sides of the coordinates of s without a finite bound
+// where the draws end abruptly, most abrupt first.
+func pileUps(s *Samples, lower, upper []float64) []pileUp {
+	d := s.Dim
+	n := len(s.Chains) * s.Draws()
+	if n < pileUpMinDraws {
+		return nil
+	}
+	k := max(n/100, pileUpMinK)
+	col := make([]float64, n)
+	var out []pileUp
+	for j := 0; j < d; j++ {
+		i := 0
+		for _, ch := range s.Chains {
+			for t := j; t < len(ch); t += d {
+				col[i] = ch[t]
+				i++
+			}
+		}
+		slices.Sort(col)
+		if col[0] == col[n-1] {
+			continue
+		}
+		if lower == nil || math.IsInf(lower[j], -1) {
+			if r := (col[k-1] - col[0]) / (col[2*k-1] - col[k-1]); r < pileUpRatio {
+				out = append(out, pileUp{Coord: j, Edge: col[0], Ratio: r})
+			}
+		}
+		if upper == nil || math.IsInf(upper[j], 1) {
+			if r := (col[n-1] - col[n-k]) / (col[n-k] - col[n-2*k]); r < pileUpRatio {
+				out = append(out, pileUp{Coord: j, Upper: true, Edge: col[n-1], Ratio: r})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b pileUp) int {
+		switch {
+		case a.Ratio < b.Ratio:
+			return -1
+		case a.Ratio > b.Ratio:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// String describes the edge for messages.
+func (p pileUp) String() string {
+	side, ext := "below", "lowest"
+	if p.Upper {
+		side, ext = "above", "highest"
+	}
+	return fmt.Sprintf("coordinate %d ends abruptly at %.6g (its %s draw; nothing %s)", p.Coord, p.Edge, ext, side)
+}
+
+// pileUpAdvice names the edges and what to do.
+func pileUpAdvice(ps []pileUp) string {
+	desc := ps[0].String()
+	if len(ps) > 1 {
+		desc += fmt.Sprintf(" (and %d more side(s))", len(ps)-1)
+	}
+	return fmt.Sprintf("the draws pile up against a boundary: %s, as at a hard edge of the support, and no bound "+
+		"was given there; if p is zero beyond, pass the bounds (bounds= in Python, Settings.Lower/Upper in Go, "+
+		"lower/upper in C), so that the proposal puts no mass where log p = -inf", desc)
+}

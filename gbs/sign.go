@@ -1,0 +1,84 @@
+package gbs
+
+import (
+	"fmt"
+	"math"
+)
+
+// A log density with its sign flipped: a potential energy U = -log p, or a
+// negative log-likelihood as optimizers minimize, passed where log p is
+// expected. The draws then sit where the function passed is lowest, not
+// highest. The proposal q is fitted to the draws, so log q is high where
+// the draws are dense: with the right log density, log p and log q rise
+// and fall together over the draws (rank correlation near +1 when q fits,
+// clearly positive when it fits badly); with a flipped sign they move in
+// opposite directions (near -1).
+
+// signCorrelation is the rank correlation of log p and log q at the
+// posterior draws below which the sign of log p counts as flipped.
+const signCorrelation = -0.5
+
+// signMinDraws is the number of posterior draws below which the rank
+// correlation is too noisy to judge.
+const signMinDraws = 50
+
+// rankCorrelation returns Spearman's rank correlation of x and y (NaN if
+// either is constant or there are fewer than signMinDraws pairs).
+// Infinite values rank at their end; NaN is not expected.
+func rankCorrelation(x, y []float64) float64 {
+	n := len(x)
+	if n < signMinDraws || len(y) != n {
+		return math.NaN()
+	}
+	rx, ry := averageRanks(x), averageRanks(y)
+	mx, vx := meanVar(rx)
+	my, vy := meanVar(ry)
+	if !(vx > 0) || !(vy > 0) {
+		return math.NaN()
+	}
+	var c float64
+	for i := range rx {
+		c += (rx[i] - mx) * (ry[i] - my)
+	}
+	return c / float64(n-1) / math.Sqrt(vx*vy)
+}
+
+// averageRanks returns the ranks (1..n) of x, ties sharing their mean.
+func averageRanks(x []float64) []float64 {
+	s := sortedPairs(x)
+	r := make([]float64, len(x))
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].v == s[i].v {
+			j++
+		}
+		mean := float64(i+j+1) / 2
+		for k := i; k < j; k++ {
+			r[s[k].i] = mean
+		}
+		i = j
+	}
+	return r
+}
+
+// signZ is the rank correlation of log p (lp) and log q at the posterior
+// draws of a pass, where a = log q - log p.
+func signCorr(lp, a []float64) float64 {
+	if len(lp) != len(a) {
+		return math.NaN()
+	}
+	lq := make([]float64, len(a))
+	for i, v := range a {
+		lq[i] = v + lp[i]
+	}
+	return rankCorrelation(lp, lq)
+}
+
+// signWarning is the warning for a log density whose sign looks flipped.
+func signWarning(r float64) string {
+	return fmt.Sprintf("the log density is lowest where the draws are densest: over the posterior draws, log p falls "+
+		"where the proposal fitted to them (log q) rises (rank correlation %.2f; a log density and its own draws "+
+		"give a positive one); the function passed is probably minus the log density (a potential energy or a "+
+		"negative log-likelihood, as optimizers minimize), or the draws come from another density; ln Z is "+
+		"meaningless: pass log p itself", r)
+}
