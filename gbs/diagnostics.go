@@ -72,26 +72,37 @@ type Diagnostics struct {
 	CoverageFrac, CoverageLimit float64
 	CoverageWhere, CoverageSide int
 	CoverageCalls               int
+}
 
-	// The checks for specific mistakes (one file each: copies.go,
-	// interleave.go, sign.go, pileup.go). CopiedChains are groups of
-	// chains that are exact or near copies of each other, StepCorrMax the
-	// largest correlation of two chains' steps (NaN: not computed).
+// Checks are the numbers behind the checks for specific mistakes (one
+// file each: copies.go, interleave.go, sign.go, pileup.go), in Go only for
+// now; C and Python users get their warnings and notes. Fields not
+// computed are NaN (or -1 for a coordinate).
+type Checks struct {
+	// CopiedChains are groups of chains that are exact or near copies of
+	// each other; StepCorrMax is the largest correlation of two chains'
+	// steps.
+	CopiedChains [][]int
+	StepCorrMax  float64
 	// InterleavePeriod is the number of chains a single chain looks
 	// interleaved from (0: none), InterleaveRho its autocorrelation at
-	// that lag. SignCorr is the rank correlation of log p and log q at the
-	// posterior draws (negative: a flipped sign). OutsideShare is the
-	// share of proposal draws where log p = -inf; PileUpWhere the
-	// coordinate whose draws end most abruptly at a side without a bound
-	// (-1: none) and PileUpRatio that side's spread ratio.
-	CopiedChains     [][]int
-	StepCorrMax      float64
+	// that lag.
 	InterleavePeriod int
 	InterleaveRho    float64
-	SignCorr         float64
-	OutsideShare     float64
-	PileUpWhere      int
-	PileUpRatio      float64
+	// SignCorr is the rank correlation of log p and log q at the
+	// posterior draws (negative: a flipped sign).
+	SignCorr float64
+	// OutsideShare is the share of proposal draws where log p = -inf;
+	// PileUpWhere the coordinate whose draws end most abruptly at a side
+	// without a bound (-1: none) and PileUpRatio that side's spread ratio.
+	OutsideShare float64
+	PileUpWhere  int
+	PileUpRatio  float64
+}
+
+func newChecks() Checks {
+	nan := math.NaN()
+	return Checks{StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan}
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".
@@ -102,8 +113,7 @@ func newDiagnostics() Diagnostics {
 		BurnInZ: nan, BurnInWhere: -1,
 		ParetoKQ: nan, ParetoKP: nan, ParetoKThreshold: nan,
 		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan,
-		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1,
-		StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan}
+		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1}
 }
 
 // essMin is the effective sample size below which the error bar, which
@@ -145,7 +155,7 @@ func (e *estimation) diagnose() {
 	e.diagnoseChains()
 	e.diagnoseOverlap()
 	e.diagnoseCoverage()
-	e.res.Diagnostics = e.diag
+	e.res.Diagnostics, e.res.Checks = e.diag, e.checks
 }
 
 // chainLogP returns log p at every draw, chain after chain, when known
@@ -176,13 +186,13 @@ func (e *estimation) diagnoseChains() {
 			c, n, s.Draws())
 	}
 	groups, exact, corr := copyGroups(s)
-	e.diag.CopiedChains, e.diag.StepCorrMax = groups, corr
+	e.checks.CopiedChains, e.checks.StepCorrMax = groups, corr
 	if w := copiesWarning(groups, exact); w != "" {
 		e.warnDraws("%s", w)
 		e.explain("copied chains (see above), which make the error bar too small")
 	}
 	period, rhoL, rho1 := interleavePeriod(s)
-	e.diag.InterleavePeriod, e.diag.InterleaveRho = period, rhoL
+	e.checks.InterleavePeriod, e.checks.InterleaveRho = period, rhoL
 	if period > 0 {
 		e.warnDraws("%s", interleaveWarning(period, rhoL, rho1, s.Draws()))
 		e.explain("interleaved chains read as one (see above), which make the error bar too small")
@@ -239,7 +249,7 @@ func (e *estimation) diagnoseChains() {
 	}
 	// Interleaved chains' early steps are not burn-in of one chain: the
 	// interleave warning says what to do.
-	if e.diag.BurnInZ > burnInZ && e.diag.InterleavePeriod == 0 {
+	if e.diag.BurnInZ > burnInZ && e.checks.InterleavePeriod == 0 {
 		e.warnDraws("chains still carry burn-in: the first 10%% of the chains differ from their last 50%% by %.1f standard errors in %s; "+
 			"the early draws come from the starting points, not from p, and bias ln Z; discard more draws as warm-up (discard= in Python)",
 			e.diag.BurnInZ, coordName(e.diag.BurnInWhere))
@@ -510,7 +520,7 @@ func (e *estimation) diagnoseSign() {
 			}
 		}
 	}
-	e.diag.SignCorr = r
+	e.checks.SignCorr = r
 	if r < signCorrelation {
 		e.warn("%s", signWarning(r))
 		e.explain("the sign of the log density (see above)")
@@ -529,12 +539,12 @@ func (e *estimation) diagnosePileUp() {
 			out = nanMax(out, outsideShare(p.b))
 		}
 	}
-	e.diag.OutsideShare = out
+	e.checks.OutsideShare = out
 	ps := pileUps(e.s, e.cfg.Lower, e.cfg.Upper)
 	if len(ps) == 0 {
 		return
 	}
-	e.diag.PileUpWhere, e.diag.PileUpRatio = ps[0].Coord, ps[0].Ratio
+	e.checks.PileUpWhere, e.checks.PileUpRatio = ps[0].Coord, ps[0].Ratio
 	note := pileUpAdvice(ps)
 	if out > 0 {
 		note += fmt.Sprintf("; %.1f%% of the proposal draws fell where log p = -inf (the estimate allows for them, "+

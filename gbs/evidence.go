@@ -84,11 +84,12 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 		return nil, err
 	}
 	e := &estimation{
-		s:    s,
-		cfg:  cfg,
-		ev:   &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
-		res:  &Result{Method: cfg.Method, Tau: 1},
-		diag: newDiagnostics(),
+		s:      s,
+		cfg:    cfg,
+		ev:     &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
+		res:    &Result{Method: cfg.Method, Tau: 1},
+		diag:   newDiagnostics(),
+		checks: newChecks(),
 	}
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
@@ -129,8 +130,10 @@ type estimation struct {
 	// drawWarnings are the warnings about the draws, which Evidence puts
 	// before res.Warnings, those about the estimate.
 	drawWarnings []string
-	// cause is the first mistake a specific check found (see explain).
-	cause string
+	// checks are the specific checks' numbers; cause is the first mistake
+	// they found (see explain).
+	checks Checks
+	cause  string
 }
 
 func (e *estimation) logf(format string, args ...any) {

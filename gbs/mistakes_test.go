@@ -40,7 +40,7 @@ func TestMistakeCopiedChains(t *testing.T) {
 		if res.SamplerWarnings < 1 {
 			t.Errorf("%s: the copies are not among the warnings about the draws", tc.name)
 		}
-		t.Logf("%s: step correlation %.3f", tc.name, res.Diagnostics.StepCorrMax)
+		t.Logf("%s: step correlation %.3f", tc.name, res.Checks.StepCorrMax)
 	}
 	// Two pairs of copies among six chains are named as two groups.
 	rng := rand.New(rand.NewPCG(43, 1))
@@ -107,7 +107,7 @@ func TestMistakeFlippedSign(t *testing.T) {
 		// An estimate that cannot be made must say why as clearly.
 		t.Fatalf("flipped sign: %v", err)
 	}
-	t.Logf("flipped: ln Z = %.4f ± %.4f; sign correlation %.3f; warnings %q", res.LogZ, res.LogZErr, res.Diagnostics.SignCorr, res.Warnings)
+	t.Logf("flipped: ln Z = %.4f ± %.4f; sign correlation %.3f; warnings %q", res.LogZ, res.LogZErr, res.Checks.SignCorr, res.Warnings)
 	if !hasWarning(res, "lowest where the draws are densest", "minus the log density") {
 		t.Errorf("flipped sign: no warning: %q", res.Warnings)
 	}
@@ -158,14 +158,14 @@ func TestMistakeBoundaryPileUp(t *testing.T) {
 		}
 		z := (res.LogZ + math.Ln2) / res.LogZErr
 		t.Logf("seed %d: ln Z = %.4f ± %.4f (%+.1f σ), HM z %.1f, outside %.3f, pile-up at %d (ratio %.2f); warnings %q; info %q",
-			seed, res.LogZ, res.LogZErr, z, res.Diagnostics.HMZ, res.Diagnostics.OutsideShare, res.Diagnostics.PileUpWhere, res.Diagnostics.PileUpRatio, res.Warnings, res.Info)
+			seed, res.LogZ, res.LogZErr, z, res.Diagnostics.HMZ, res.Checks.OutsideShare, res.Checks.PileUpWhere, res.Checks.PileUpRatio, res.Warnings, res.Info)
 		if math.Abs(z) > 4 {
 			t.Errorf("seed %d: ln Z %.1f σ from the exact value", seed, z)
 		}
 		if len(res.Warnings) != 0 {
 			t.Errorf("seed %d: warnings on a right estimate: %q", seed, res.Warnings)
 		}
-		if res.Diagnostics.PileUpWhere != 0 || !hasWarning(&Result{Warnings: res.Info}, "coordinate 0 ends abruptly at", "pass the bounds") {
+		if res.Checks.PileUpWhere != 0 || !hasWarning(&Result{Warnings: res.Info}, "coordinate 0 ends abruptly at", "pass the bounds") {
 			t.Errorf("seed %d: the pile-up at coordinate 0 is not reported in Info: %q", seed, res.Info)
 		}
 		// With the bound given: nothing to say.
@@ -177,7 +177,7 @@ func TestMistakeBoundaryPileUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Warnings)+len(res.Info) != 0 || res.Diagnostics.PileUpWhere != -1 {
+		if len(res.Warnings)+len(res.Info) != 0 || res.Checks.PileUpWhere != -1 {
 			t.Errorf("seed %d with bounds: warnings %q, info %q", seed, res.Warnings, res.Info)
 		}
 	}

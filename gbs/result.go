@@ -47,8 +47,11 @@ type Result struct {
 	// capped by memory).
 	Info []string
 	// Diagnostics are the numbers behind the checks of the input chains,
-	// the stored log p and the overlap of p and q.
+	// the stored log p and the overlap of p and q; Checks those behind the
+	// checks for specific mistakes (copied or interleaved chains, a
+	// flipped sign, draws piled against a boundary).
 	Diagnostics Diagnostics
+	Checks      Checks
 }
 
 // TracePoint is ln Z and its error from the first NQ proposal draws.

@@ -1,8 +1,10 @@
 package gbs
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // A log density with its sign flipped: a potential energy U = -log p, or a
@@ -45,16 +47,20 @@ func rankCorrelation(x, y []float64) float64 {
 
 // averageRanks returns the ranks (1..n) of x, ties sharing their mean.
 func averageRanks(x []float64) []float64 {
-	s := sortedPairs(x)
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	r := make([]float64, len(x))
-	for i := 0; i < len(s); {
+	for i := 0; i < len(idx); {
 		j := i + 1
-		for j < len(s) && s[j].v == s[i].v {
+		for j < len(idx) && x[idx[j]] == x[idx[i]] {
 			j++
 		}
 		mean := float64(i+j+1) / 2
 		for k := i; k < j; k++ {
-			r[s[k].i] = mean
+			r[idx[k]] = mean
 		}
 		i = j
 	}

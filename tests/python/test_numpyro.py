@@ -138,9 +138,15 @@ def test_errors_and_divergences():
     mcmc = run(eight_schools, seed=4)
     ndiv = int(np.sum(mcmc.get_extra_fields()["diverging"]))
     assert ndiv > 0
-    with pytest.warns(gbs.SamplerWarning, match="%d of 2000 post-warmup transitions diverged" % ndiv):
+    with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.from_numpyro(mcmc, seed=4)
+    want = "%d of 2000 post-warmup transitions diverged" % ndiv
+    assert any(w.category is gbs.SamplerWarning and want in str(w.message) for w in rec)
     assert res.dim == 10 and any("diverged" in w for w in res.warnings)
+    # strict=True refuses the draws before estimating.
+    with pytest.raises(gbs.GbsError, match=want) as exc:
+        gbs.from_numpyro(mcmc, seed=4, strict=True)
+    assert exc.value.category is gbs.SamplerWarning
 
 
 def test_bayes_factor_and_compare_nested_regressions(regression_run):

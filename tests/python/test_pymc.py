@@ -224,9 +224,15 @@ def test_centered_eight_schools_warns():
         idata = pm.sample(500, tune=500, chains=2, random_seed=11, **SAMPLE)
     ndiv = int(idata.sample_stats["diverging"].sum())
     assert ndiv > 0  # the centered parameterization diverges
-    with pytest.warns(gbs.SamplerWarning, match="%d of 1000 post-warmup transitions diverged" % ndiv):
+    with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.from_pymc(idata, m, seed=11, compile_kwargs=FAST)
+    want = "%d of 1000 post-warmup transitions diverged" % ndiv
+    assert any(w.category is gbs.SamplerWarning and want in str(w.message) for w in rec)
     assert any("diverged" in w for w in res.warnings)
+    # strict=True refuses the draws before estimating.
+    with pytest.raises(gbs.GbsError, match=want) as exc:
+        gbs.from_pymc(idata, m, seed=11, compile_kwargs=FAST, strict=True)
+    assert exc.value.category is gbs.SamplerWarning and exc.value.result is None
 
 
 def test_convergence_comes_from_the_library_with_the_models_names():
@@ -246,6 +252,8 @@ def test_convergence_comes_from_the_library_with_the_models_names():
         res = gbs.from_pymc(idata, m, compile_kwargs=FAST, seed=1)
     assert not any("R-hat" in w for w in res.warnings), res.warnings
     assert abs(res.logz) < 4 * res.logzerr, res.summary()
-    res = gbs.from_pymc(_idata(healthy_named_draws(shift=1.5)), m, compile_kwargs=FAST, seed=1)
+    with pytest.warns(gbs.GbsWarning) as rec:
+        res = gbs.from_pymc(_idata(healthy_named_draws(shift=1.5)), m, compile_kwargs=FAST, seed=1)
     assert any("R-hat of theta[3] is" in w for w in res.warnings), res.warnings
+    assert any(w.category is gbs.SamplerWarning and "R-hat of theta[3]" in str(w.message) for w in rec)
     assert res.diagnostics.rhat_where == "theta[3]"
