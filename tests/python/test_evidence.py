@@ -157,8 +157,10 @@ def run_emcee(target, d, steps, seed=7, nwalkers=32):
 def test_emcee(target, d, exact, steps, burn):
     sampler = run_emcee(target, d, steps)
     # The banana's walkers have tau of several hundred steps: 3000 are too
-    # few to estimate it (emcee asks for 50 tau), and gbs says so.
-    with (pytest.warns(gbs.SamplerWarning, match="too short") if target is targets.banana
+    # few to estimate it (emcee asks for 50 tau), and gbs says so (chains
+    # too short, an effective sample size below 100): warnings about the
+    # draws, none about the estimate.
+    with (pytest.warns(gbs.SamplerWarning) if target is targets.banana
           else contextlib.nullcontext()):
         check_emcee(sampler, target, d, exact, steps, burn)
 
