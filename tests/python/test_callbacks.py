@@ -247,7 +247,7 @@ def test_no_leaks_in_the_library():
             gbs.evidence(targets.explode, X2 + 1)
         with pytest.raises(gbs.GbsError):
             gbs.evidence(gauss, X2[:3])
-        with pytest.warns(gbs.SamplerWarning):  # a chain of 40 draws is too short
+        with pytest.warns(gbs.GbsWarning):  # a chain of 40 draws is too short for tau and the flow
             res = gbs.evidence(gauss_vec, X2[:40], vectorize=True, seed=1)
         assert res.warnings
         flow = gbs.Flow.fit(X2, seed=1)

@@ -115,13 +115,15 @@ def test_convergence_is_the_libraries_and_names_the_models_variables():
     assert d.ess_bulk_where in {"mu", "theta[0]", "theta[1]", "theta[2]", "theta[3]", "log p"}
 
     bad = az.from_dict(posterior=healthy_named_draws(shift=1.5))
-    res = gbs.evidence(f, bad, vectorize=True, seed=1)
+    with pytest.warns(gbs.GbsWarning):  # unmixed chains, and an estimate that shows it
+        res = gbs.evidence(f, bad, vectorize=True, seed=1)
     rhat = [w for w in res.warnings if "R-hat" in w]
     assert len(rhat) == 1 and "R-hat of theta[3] is" in rhat[0], res.warnings
     assert "coordinate" not in rhat[0]
     assert res.diagnostics.rhat_where == "theta[3]"
     # Without names the library's own name stays.
     x = np.concatenate([bad.posterior["mu"].values[..., None], bad.posterior["theta"].values], axis=2)
-    res = gbs.evidence(f, np.ascontiguousarray(x), vectorize=True, seed=1)
+    with pytest.warns(gbs.GbsWarning):
+        res = gbs.evidence(f, np.ascontiguousarray(x), vectorize=True, seed=1)
     assert any("R-hat of coordinate 4 is" in w for w in res.warnings), res.warnings
     assert res.diagnostics.rhat_where == "x[4]"
