@@ -79,8 +79,8 @@ func meanTime(x []float64, nchains int) (tau float64, short bool) {
 	for t := range y {
 		y[t] /= float64(nchains)
 	}
-	_, vy := meanVar(y)
-	_, vx := meanVar(x)
+	_, vy := mcmc.MeanVar(y)
+	_, vx := mcmc.MeanVar(x)
 	tau = tauW
 	okY := true
 	if vx > 0 && vy > 0 {

@@ -3,6 +3,7 @@ package gbs
 import (
 	"errors"
 	"fmt"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
 )
 
@@ -264,8 +265,8 @@ func bridgeError(in *bridgeInput, l float64) (re2P, re2Q, tau float64, short boo
 			f2[i] = 1 / (sp*math.Exp(-l-in.logQoverP[i]) + sq)
 		}
 	})
-	m1, v1 := meanVar(f1)
-	m2, v2 := meanVar(f2)
+	m1, v1 := mcmc.MeanVar(f1)
+	m2, v2 := mcmc.MeanVar(f2)
 	tau = 1
 	if !in.iid {
 		tau, short = meanTime(f2, in.nchains)

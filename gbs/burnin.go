@@ -1,6 +1,10 @@
 package gbs
 
-import "math"
+import (
+	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
+)
 
 // Burn-in: a Geweke-like comparison of the start and the end of the
 // chains. Draws still travelling from the starting points to the bulk of p
@@ -36,8 +40,8 @@ func burnInZScore(z []float64, nchains int, tau float64) float64 {
 		head = append(head, ch[:nh]...)
 		tail = append(tail, ch[m-nt:]...)
 	}
-	mh, vh := meanVar(head)
-	mt, vt := meanVar(tail)
+	mh, vh := mcmc.MeanVar(head)
+	mt, vt := mcmc.MeanVar(tail)
 	tau = tauMargin * math.Max(tau, 1)
 	se := math.Sqrt(tau * (vh/float64(len(head)) + vt/float64(len(tail))))
 	if se == 0 {

@@ -1,6 +1,10 @@
 package gbs
 
-import "math"
+import (
+	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
+)
 
 // Consistency of the draws with the log density. Whatever q is, if the
 // draws x come from p/Z and t = log p - log q, the distribution of t at the
@@ -72,8 +76,8 @@ func tiltZ(a, b []float64, l, sl float64, nchains int, iid bool) float64 {
 // rate ∓its mean, so the error sl of l adds that mean times sl; tiltedQ
 // says which side carries it.
 func tiltCheckZ(pSide, qSide []float64, sl float64, nchains int, iid, tiltedQ bool) float64 {
-	mp, vp := meanVar(pSide)
-	mq, vq := meanVar(qSide)
+	mp, vp := mcmc.MeanVar(pSide)
+	mq, vq := mcmc.MeanVar(qSide)
 	tau := 1.0
 	if !iid && vp > 0 {
 		tau, _ = integratedTime(pSide, nchains)

@@ -1,6 +1,10 @@
 package gbs
 
-import "math"
+import (
+	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
+)
 
 // Cross-fitting's two passes are not independent when q is close to p.
 // Pass a fits q₁ on the first half H₁ and averages over the second half
@@ -66,8 +70,8 @@ func sharedTerm(r bridgePass, other Proposal, x []float64, nchains int, iid bool
 			return 0 // the other q misses this draw: no measure of δ here
 		}
 	}
-	m, _ := meanVar(f)
-	_, v := meanVar(u)
+	m, _ := mcmc.MeanVar(f)
+	_, v := mcmc.MeanVar(u)
 	tau := 1.0
 	if !iid {
 		tau, _ = integratedTime(u, nchains)

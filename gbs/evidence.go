@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"context"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 
 	"fmt"
 	"math"
@@ -718,7 +719,7 @@ func meanWeight(logw []float64, tau float64) (logMean, re2 float64, err error) {
 	for i, v := range logw {
 		w[i] = math.Exp(v - m)
 	}
-	mean, v := meanVar(w)
+	mean, v := mcmc.MeanVar(w)
 	return m + math.Log(mean), tau * v / (float64(len(w)) * mean * mean), nil
 }
 

@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"fmt"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
 
 	"github.com/gbs-evidence/gbs/internal/acf"
@@ -50,7 +51,7 @@ func interleavePeriod(s *Samples) (period int, rhoL, rho1 float64) {
 		for t := range col {
 			col[t] = s.Chains[0][t*d+k]
 		}
-		mu, _ := meanVar(col)
+		mu, _ := mcmc.MeanVar(col)
 		var ss float64
 		for _, v := range col {
 			ss += (v - mu) * (v - mu)

@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"fmt"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
 )
 
@@ -44,7 +45,7 @@ func layoutWarning(s *Samples) string {
 			}
 			means[c] = sum / float64(m)
 		}
-		mu, v := meanVar(means)
+		mu, v := mcmc.MeanVar(means)
 		if v == 0 {
 			continue
 		}

@@ -25,15 +25,3 @@ func logSumExp(v []float64) float64 {
 func logMeanExp(v []float64) float64 {
 	return logSumExp(v) - math.Log(float64(len(v)))
 }
-
-// meanVar returns the mean and the (biased, 1/n) variance of v.
-func meanVar(v []float64) (mean, variance float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		variance += (x - mean) * (x - mean)
-	}
-	return mean, variance / float64(len(v))
-}

@@ -3,6 +3,7 @@ package gbs
 import (
 	"cmp"
 	"fmt"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
 	"slices"
 )
@@ -33,8 +34,8 @@ func rankCorrelation(x, y []float64) float64 {
 		return math.NaN()
 	}
 	rx, ry := averageRanks(x), averageRanks(y)
-	mx, vx := meanVar(rx)
-	my, vy := meanVar(ry)
+	mx, vx := mcmc.MeanVar(rx)
+	my, vy := mcmc.MeanVar(ry)
 	if !(vx > 0) || !(vy > 0) {
 		return math.NaN()
 	}

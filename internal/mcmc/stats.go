@@ -138,14 +138,14 @@ func splitRHatESS(chains [][]float64) (rhatESS, float64, float64) {
 	means := make([]float64, mc)
 	var w float64
 	for c, ch := range chains {
-		mean, v := meanVar(ch)
+		mean, v := MeanVar(ch)
 		means[c] = mean
 		w += v * float64(n) / float64(n-1)
 	}
 	w /= float64(mc)
 	var b float64
 	if mc > 1 {
-		_, vm := meanVar(means)
+		_, vm := MeanVar(means)
 		b = float64(n) * vm * float64(mc) / float64(mc-1)
 	}
 	if w == 0 {
@@ -243,8 +243,8 @@ func meanAutocov(centered [][]float64) []float64 {
 	return acc
 }
 
-// meanVar returns the mean and the (biased, 1/n) variance of v.
-func meanVar(v []float64) (mean, variance float64) {
+// MeanVar returns the mean and the (biased, 1/n) variance of v.
+func MeanVar(v []float64) (mean, variance float64) {
 	for _, x := range v {
 		mean += x
 	}

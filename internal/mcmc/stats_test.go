@@ -58,9 +58,9 @@ func TestDirectLagsMatchFFT(t *testing.T) {
 			means := make([]float64, len(chains))
 			var b float64
 			for c, ch := range chains {
-				means[c], _ = meanVar(ch)
+				means[c], _ = MeanVar(ch)
 			}
-			_, vm := meanVar(means)
+			_, vm := MeanVar(means)
 			b = float64(n) * vm * 4 / 3
 			varPlus := float64(n-1)/float64(n)*w + b/float64(n)
 			centered := make([][]float64, len(chains))
