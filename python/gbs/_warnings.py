@@ -40,8 +40,9 @@ __all__ = ["GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError
 
 class GbsWarning(UserWarning):
     """A condition that makes a gbs result less reliable; the message says
-    what is wrong and what to do. Never raised on a healthy run (see
-    docs/diagnostics.md for each check's false-alarm rate)."""
+    what is wrong and what to do. Never raised on a healthy run (the
+    "Diagnostics" page of the documentation gives each check's threshold
+    and false-alarm rate; :class:`gbs.Diagnostics` lists the thresholds)."""
 
 
 class DiagnosticWarning(GbsWarning):

@@ -206,7 +206,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
 
     Each warning is also in ``Result.warnings``; both are
     :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line that
-    called gbs. docs/diagnostics.md lists every check.
+    called gbs. The documentation's "Diagnostics" page lists every check.
 
     Raises
     ------
