@@ -12,35 +12,6 @@ import (
 	"github.com/gbs-evidence/gbs/problems"
 )
 
-// minorStarts starts every chain but the last in the minor mode of the
-// two-mode target: the wrong proportions, 7:1 instead of 1:4.
-func minorStarts(chains, d int) [][]float64 {
-	init := make([][]float64, chains)
-	for c := range init {
-		init[c] = make([]float64, d)
-		for j := range init[c] {
-			init[c][j] = -4
-			if c == chains-1 {
-				init[c][j] = 4
-			}
-		}
-	}
-	return init
-}
-
-func minorFraction(r *nuts.Result) float64 {
-	var k, n int
-	for c := range r.Draws {
-		for i := 0; i < len(r.Draws[c])/r.Dim; i++ {
-			if problems.TwoModesMinor(r.Draw(c, i)) {
-				k++
-			}
-			n++
-		}
-	}
-	return float64(k) / float64(n)
-}
-
 // On the two-mode target (d = 8, weights 0.2 and 0.8, modes 22.6 apart)
 // from chains started in the wrong proportions, the pipeline with global
 // moves gets the weights within 0.02 and ln Z within 4σ; NUTS alone keeps
@@ -54,7 +25,7 @@ func TestPipelineTwoModes(t *testing.T) {
 	set := func(mode gbs.GlobalMode) *gbs.PipelineSettings {
 		return &gbs.PipelineSettings{
 			Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
-				Seed: 1000, Init: minorStarts(8, p.Dim)},
+				Seed: 1000, Init: problems.TwoModesWrongStarts(8, p.Dim)},
 			Global: gbs.GlobalSettings{Mode: mode},
 		}
 	}
@@ -65,7 +36,7 @@ func TestPipelineTwoModes(t *testing.T) {
 	if !res.Global {
 		t.Fatal("Global is false with GlobalOn")
 	}
-	if f := minorFraction(res.Sampling); math.Abs(f-problems.TwoModesMinorWeight) > 0.02 {
+	if f := problems.TwoModesMinorFraction(res.Sampling.Draws, res.Sampling.Dim); math.Abs(f-problems.TwoModesMinorWeight) > 0.02 {
 		t.Errorf("with global moves: minor-mode weight %.3f, want %v within 0.02", f, problems.TwoModesMinorWeight)
 	}
 	ev := res.Evidence
@@ -85,7 +56,7 @@ func TestPipelineTwoModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := minorFraction(plain.Sampling); math.Abs(f-7.0/8) > 0.01 {
+	if f := problems.TwoModesMinorFraction(plain.Sampling.Draws, plain.Sampling.Dim); math.Abs(f-7.0/8) > 0.01 {
 		t.Errorf("NUTS alone: minor-mode weight %.3f, want the starts' 7/8", f)
 	}
 	if plain.Global || !math.IsNaN(plain.GlobalAcceptRate) {
@@ -143,14 +114,14 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 	res, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{
 		Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
-			Seed: 9, Init: minorStarts(8, p.Dim)},
+			Seed: 9, Init: problems.TwoModesWrongStarts(8, p.Dim)},
 		Global: gbs.GlobalSettings{Mode: gbs.GlobalOn, Defensive: 0.3, DefensiveScale: 2},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 8 × 500 draws, acceptance about 0.5: standard error near 0.01.
-	if f := minorFraction(res.Sampling); math.Abs(f-problems.TwoModesMinorWeight) > 0.04 {
+	if f := problems.TwoModesMinorFraction(res.Sampling.Draws, res.Sampling.Dim); math.Abs(f-problems.TwoModesMinorWeight) > 0.04 {
 		t.Errorf("minor-mode weight %.3f with a defensive mixture, want 0.2", f)
 	}
 	ev := res.Evidence

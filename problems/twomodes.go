@@ -103,3 +103,35 @@ func TwoModesMinor(x []float64) bool {
 	}
 	return s < 0
 }
+
+// TwoModesMinorFraction returns the fraction of the draws that lie in the
+// minor mode; chains[c] holds chain c's draws row-major, d values each.
+func TwoModesMinorFraction(chains [][]float64, d int) float64 {
+	var k, n int
+	for _, ch := range chains {
+		for i := 0; i+d <= len(ch); i += d {
+			if TwoModesMinor(ch[i : i+d]) {
+				k++
+			}
+			n++
+		}
+	}
+	return float64(k) / float64(n)
+}
+
+// TwoModesWrongStarts returns starting points in the wrong proportions:
+// every chain but the last in the minor mode's centre (-4·1), the last in
+// the major mode's (+4·1), 7:1 for 8 chains where the weights are 1:4.
+func TwoModesWrongStarts(chains, d int) [][]float64 {
+	init := make([][]float64, chains)
+	for c := range init {
+		init[c] = make([]float64, d)
+		for j := range init[c] {
+			init[c][j] = -4
+			if c == chains-1 {
+				init[c][j] = 4
+			}
+		}
+	}
+	return init
+}

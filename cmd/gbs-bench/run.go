@@ -42,7 +42,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		if wantFull {
 			set := nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed)
 			if cfg.wrongStarts && strings.HasPrefix(p.Name, "two-modes") {
-				set.Init = wrongStarts(cfg.chains, p.Dim)
+				set.Init = problems.TwoModesWrongStarts(cfg.chains, p.Dim)
 			}
 			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: cfg.globalSettings()})
 			if err != nil {
@@ -52,7 +52,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			if cfg.methods["GBS"] && r < cfg.repeatsGBS {
 				run := pipelineRun(base, "GBS", pr)
 				if strings.HasPrefix(p.Name, "two-modes") {
-					w := minorWeight(pr.Sampling)
+					w := problems.TwoModesMinorFraction(pr.Sampling.Draws, pr.Sampling.Dim)
 					run.MinorWeight = &w
 				}
 				emit(run)
@@ -119,37 +119,6 @@ func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
 	}
 	run.RHatLogP = pr.Sampling.RHatLogP
 	return run
-}
-
-// wrongStarts starts every chain but the last in the minor mode of a
-// two-modes problem (at -4·1; the last at +4·1).
-func wrongStarts(chains, d int) [][]float64 {
-	init := make([][]float64, chains)
-	for c := range init {
-		init[c] = make([]float64, d)
-		for j := range init[c] {
-			init[c][j] = -4
-			if c == chains-1 {
-				init[c][j] = 4
-			}
-		}
-	}
-	return init
-}
-
-// minorWeight is the fraction of the draws in the minor mode of a
-// two-modes problem.
-func minorWeight(r *nuts.Result) float64 {
-	var k, n int
-	for c := range r.Draws {
-		for i := 0; i < len(r.Draws[c])/r.Dim; i++ {
-			if problems.TwoModesMinor(r.Draw(c, i)) {
-				k++
-			}
-			n++
-		}
-	}
-	return float64(k) / float64(n)
 }
 
 // globalSettings is the pipeline's global-move setting from the flags.
