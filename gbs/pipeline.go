@@ -166,7 +166,7 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 			return nil, fmt.Errorf("gbs: sampling again at TargetAccept %v: %w", retry, err)
 		}
 		// The retry is designed behaviour: a problem only if the second
-		// run diverges too, which samplingWarnings reports.
+		// run diverges often, which samplingWarnings reports.
 		info = append(info, fmt.Sprintf("NUTS diverged %d times after warm-up at TargetAccept %v, so the chains were run again at %v; the draws come from that second run", n, cfg.Sampler.TargetAccept, retry))
 		out.Sampling, out.TargetAccept, out.Retried = draws, retry, true
 		out.GradCalls += draws.GradCalls
@@ -181,11 +181,36 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		return nil, err
 	}
 	out.EvidenceTime = time.Since(start)
-	res.Info = append(info, res.Info...)
-	res.addSamplerWarnings(samplingWarnings(draws, out.TargetAccept))
+	warn, few := samplingWarnings(draws, out.TargetAccept)
+	res.Info = append(append(info, few...), res.Info...)
+	res.addSamplerWarnings(warn)
 	out.Evidence, out.LogDensityCalls = res, res.NCall
 	out.GlobalAcceptRate = globalAcceptRate(draws)
 	return out, nil
+}
+
+// PipelineMaxDivergentFraction is the fraction of kept NUTS transitions
+// that may diverge before Pipeline warns; fewer go to Result.Info.
+//
+// A few divergences at the retry's 0.99 are what a funnel's neck produces
+// when the chains do reach it. Over the 80 funnel runs of the benchmark
+// (seeds 1000-1063 and 900000-900015), the 41 runs with 1 to 57
+// divergences after the retry (at most 0.36 % of 16000 kept draws) had
+// z-scores of mean -0.24 and sd 1.09, none beyond 2.4; the 27 retried runs
+// without any had mean -0.16; the 12 runs that never diverged at 0.9 (and
+// so were not retried) were the ones off, mean -1.78, the -4.5 sigma run
+// among them: their chains never reached the neck. A few divergences are
+// a sign of exploration there, not of bias. Many (beyond 1 %) mean the
+// sampler cannot follow the posterior, and warn.
+const PipelineMaxDivergentFraction = 0.01
+
+// keptTransitions is the number of kept draws over all chains.
+func keptTransitions(r *nuts.Result) int {
+	var n int
+	for _, c := range r.LogP {
+		n += len(c)
+	}
+	return n
 }
 
 // PipelineMaxRHat is the R-hat of log p across chains (nuts.RHat) above
@@ -195,10 +220,16 @@ const PipelineMaxRHat = 1.05
 // samplingWarnings checks the NUTS chains: divergences, R-hat of log p
 // across chains, and chains stuck at low log p. No chain is dropped: the
 // estimate uses every draw, and the warnings say why it may be off.
-func samplingWarnings(r *nuts.Result, targetAccept float64) []string {
-	var w []string
-	if n := r.Divergences(); n > 0 {
-		w = append(w, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up at TargetAccept %v: the draws, and so ln Z, may be biased; raise Sampler.TargetAccept or reparameterize", n, targetAccept))
+// Divergences too few to warn about (PipelineMaxDivergentFraction) are
+// returned as information.
+func samplingWarnings(r *nuts.Result, targetAccept float64) (w, info []string) {
+	if n, kept := r.Divergences(), keptTransitions(r); n > 0 {
+		frac := float64(n) / float64(kept)
+		if frac > PipelineMaxDivergentFraction {
+			w = append(w, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up at TargetAccept %v (%.1f %% of the %d kept draws): the chains cannot follow the posterior's curvature there, so the draws, and so ln Z, may be biased; raise Sampler.TargetAccept or reparameterize", n, targetAccept, 100*frac, kept))
+		} else {
+			info = append(info, fmt.Sprintf("NUTS reported %d divergent transitions after warm-up at TargetAccept %v (%.2f %% of the %d kept draws, at most %g %% is not warned about): few enough that the chains reached the curved region rather than avoided it", n, targetAccept, 100*frac, kept, 100*PipelineMaxDivergentFraction))
+		}
 	}
 	if low := r.LowChains(); len(low) > 0 {
 		w = append(w, fmt.Sprintf("chains %v sit at much lower log p than the others (median log p below the 1%% quantile of the other chains): they are stuck or have not reached the bulk of the posterior, and their draws bias ln Z; check the starting points, the bounds and the warm-up length", low))
@@ -206,7 +237,7 @@ func samplingWarnings(r *nuts.Result, targetAccept float64) []string {
 	if rh := r.RHatLogP; rh > PipelineMaxRHat {
 		w = append(w, fmt.Sprintf("R-hat of log p across the %d chains is %.3f (above %.2f): the chains have not mixed, so ln Z and its error bar may be off; run longer chains or raise Sampler.TargetAccept", len(r.Chains), rh, PipelineMaxRHat))
 	}
-	return w
+	return w, info
 }
 
 // EnsemblePipelineSettings configures EnsemblePipeline.
