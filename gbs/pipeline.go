@@ -213,13 +213,13 @@ func keptTransitions(r *nuts.Result) int {
 	return n
 }
 
-// PipelineMaxRHat is the R-hat of log p across chains (nuts.RHat) above
-// which Pipeline warns that the chains have not mixed.
-const PipelineMaxRHat = 1.05
-
-// samplingWarnings checks the NUTS chains: divergences, R-hat of log p
-// across chains, and chains stuck at low log p. No chain is dropped: the
-// estimate uses every draw, and the warnings say why it may be off.
+// samplingWarnings checks what only NUTS knows: divergences, and chains
+// stuck at low log p. R-hat and ESS (of log p and of every coordinate)
+// are the evidence's own checks, with thresholds set by what chance gives
+// for chains of the length at hand; a fixed R-hat threshold of 1.05 here
+// fired on 3 of 64 healthy funnel runs (R-hat 1.058-1.064, the evidence's
+// check quiet, ln Z within 1σ). No chain is dropped: the estimate uses
+// every draw, and the warnings say why it may be off.
 // Divergences too few to warn about (PipelineMaxDivergentFraction) are
 // returned as information.
 func samplingWarnings(r *nuts.Result, targetAccept float64) (w, info []string) {
@@ -233,9 +233,6 @@ func samplingWarnings(r *nuts.Result, targetAccept float64) (w, info []string) {
 	}
 	if low := r.LowChains(); len(low) > 0 {
 		w = append(w, fmt.Sprintf("chains %v sit at much lower log p than the others (median log p below the 1%% quantile of the other chains): they are stuck or have not reached the bulk of the posterior, and their draws bias ln Z; check the starting points, the bounds and the warm-up length", low))
-	}
-	if rh := r.RHatLogP; rh > PipelineMaxRHat {
-		w = append(w, fmt.Sprintf("R-hat of log p across the %d chains is %.3f (above %.2f): the chains have not mixed, so ln Z and its error bar may be off; run longer chains or raise Sampler.TargetAccept", len(r.Chains), rh, PipelineMaxRHat))
 	}
 	return w, info
 }

@@ -112,7 +112,7 @@ func TestPipelineWarnsStuckChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := r.Evidence.Warnings
-	if !hasWarning(ws, "R-hat of log p") || !hasWarning(ws, "chains [3] sit at much lower log p") {
+	if !hasWarning(ws, "have not mixed") || !hasWarning(ws, "chains [3] sit at much lower log p") {
 		t.Errorf("warnings %q: want R-hat and chain 3 reported", ws)
 	}
 	if len(r.Sampling.Draws) != 4 {
