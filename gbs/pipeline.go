@@ -103,10 +103,10 @@ func globalAcceptRate(r *nuts.Result) float64 {
 // log p values are reused, so the evidence stage evaluates p only at the
 // proposal's draws. Divergent first runs are repeated at a higher
 // acceptance target (see PipelineSettings.RetryTargetAccept). Problems
-// the chains still show (divergences, R-hat of log p above
-// PipelineMaxRHat, chains stuck at low log p) are reported in
-// Evidence.Warnings (among its sampler warnings), a retry in
-// Evidence.Info; no chain is dropped.
+// the chains still show (divergences beyond PipelineMaxDivergentFraction,
+// chains stuck at low log p) are reported in Evidence.Warnings (among its
+// sampler warnings) beside the evidence's own checks, a retry and a few
+// divergences in Evidence.Info; no chain is dropped.
 func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
 	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) { return nuts.Sample(ctx, f, d, s) }
 	return pipeline(ctx, run, gradToBatch(f, d), d, s)
