@@ -23,15 +23,20 @@ move, each run of --steps steps (a list: one emcee run of the longest, its
 first S steps for each S), gbs.evidence(lp, sampler-like chains,
 discard=S/5, thin=the first --thin). Printed per length: sd of the z-scores (ln Z - exact)/sigma,
 shares within 1 and 2 sigma, the largest |z| with and without a warning
-about the chains' length or tau, and gbs's tau (median, range).
+about the chains' length or tau, gbs's tau (median, range) and emcee's
+own tau of the walkers (emcee.autocorr.integrated_time, in steps), against
+which emcee's rule asks for walkers of 50 tau. --cache DIR keeps the emcee
+runs (every --keep-th step) for a second pass over the same chains.
 
 Examples and results: docs/benchmarks.md ("Error bars on emcee chains").
 """
 
 import argparse
+import logging
 import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -63,19 +68,43 @@ BANANA_LOGZ = float(np.log(6 * np.pi))
 
 
 class Chain:
-    """The first steps of an emcee run, read as gbs reads a sampler."""
+    """The first steps of an emcee run, read as gbs reads a sampler: what
+    get_chain and get_log_prob of that sampler return. The run's chain may
+    be stored every keep-th step (--cache); discard and thin are then
+    multiples of keep, and the draws are the same."""
 
-    def __init__(self, sampler, steps):
-        self.chain = sampler.get_chain()[:steps]
-        self.lp = sampler.get_log_prob()[:steps]
+    def __init__(self, chain, lp, steps, keep=1):
+        self.chain, self.lp, self.keep = chain[:steps // keep], lp[:steps // keep], keep
+
+    def _steps(self, discard, thin):
+        assert discard % self.keep == 0 and thin % self.keep == 0, (discard, thin, self.keep)
+        return slice(discard // self.keep, None, thin // self.keep)
 
     def get_chain(self, discard=0, thin=1, flat=False):
         assert not flat
-        return self.chain[discard::thin]
+        return self.chain[self._steps(discard, thin)]
 
     def get_log_prob(self, discard=0, thin=1, flat=False):
         assert not flat
-        return self.lp[discard::thin]
+        return self.lp[self._steps(discard, thin)]
+
+
+def banana_run(r, steps, cache, keep):
+    """emcee run r of the banana (seeds 5000 + r): its chain and log p,
+    every keep-th step, from cache (a directory) when stored there."""
+    path = cache and os.path.join(cache, "run%d_%d.npz" % (r, steps))
+    if path and os.path.exists(path):
+        d = np.load(path)
+        assert int(d["keep"]) == keep, (path, int(d["keep"]), keep)
+        return d["chain"], d["lp"]
+    rng = np.random.default_rng(5000 + r)
+    sampler = emcee.EnsembleSampler(WALKERS, 2, banana_lp, vectorize=True)
+    sampler.random_state = np.random.RandomState(5000 + r).get_state()
+    sampler.run_mcmc(0.01 * rng.normal(size=(WALKERS, 2)), steps)
+    chain, lp = sampler.get_chain()[::keep], sampler.get_log_prob()[::keep]
+    if path:
+        np.savez(path, chain=chain, lp=lp, keep=keep)
+    return chain, lp
 
 
 def short_warning(res):
@@ -84,39 +113,48 @@ def short_warning(res):
 
 
 def banana(args):
+    # The warnings are counted from res.warnings; emcee's own "chain is
+    # shorter than 50 tau" log lines would repeat them.
+    warnings.simplefilter("ignore", gbs.GbsWarning)
+    logging.getLogger("emcee").setLevel(logging.ERROR)
     steps = [int(s) for s in args.steps.split(",")]
     thins = [int(t) for t in args.thin.split(",")]
     rows = {s: [] for s in steps}
     t0 = time.perf_counter()
+    keep = args.keep
     for r in range(args.runs):
-        rng = np.random.default_rng(5000 + r)
-        sampler = emcee.EnsembleSampler(WALKERS, 2, banana_lp, vectorize=True)
-        sampler.random_state = np.random.RandomState(5000 + r).get_state()
-        sampler.run_mcmc(0.01 * rng.normal(size=(WALKERS, 2)), max(steps))
+        chain, lp = banana_run(r, max(steps), args.cache, keep)
         for n in steps:
-            res = gbs.evidence(banana_lp, Chain(sampler, n), discard=n // 5, thin=thins[0], vectorize=True,
+            c = Chain(chain, lp, n, keep)
+            res = gbs.evidence(banana_lp, c, discard=n // 5, thin=thins[0], vectorize=True,
                                seed=r, cross_fit=not args.no_cross_fit)
             z = (res.logz - BANANA_LOGZ) / res.logzerr
-            rows[n].append((z, res.tau, bool(short_warning(res)), len(res.warnings)))
+            # emcee's own tau of the walkers (the largest over x and y), in steps.
+            kept = c.get_chain(discard=n // 5, thin=keep)
+            etau = keep * max(float(emcee.autocorr.integrated_time(kept[:, :, k], quiet=True)[0])
+                              for k in range(2))
+            rows[n].append((z, res.tau, bool(short_warning(res)), len(res.warnings), etau))
             if args.verbose:
                 print("run %d steps %d: z %+.2f sigma %.4f sqrt(re2_p) %.4f sqrt(re2_q) %.4f tau %.0f "
-                      "burn-in z %.1f warnings %s" % (r, n, z, res.logzerr, np.sqrt(res.re2_p),
-                                                      np.sqrt(res.re2_q), res.tau, res.diagnostics.burnin_z,
-                                                      res.warnings), flush=True)
+                      "emcee tau %.0f steps, burn-in z %.1f warnings %s"
+                      % (r, n, z, res.logzerr, np.sqrt(res.re2_p), np.sqrt(res.re2_q), res.tau, etau,
+                         res.diagnostics.burnin_z, res.warnings), flush=True)
     print("banana, %d emcee runs (%d walkers, discard = steps/5, thin %d), cross_fit=%s, %.0f s"
           % (args.runs, WALKERS, thins[0], not args.no_cross_fit, time.perf_counter() - t0))
     print("| steps | sd of z | within 1 sigma | within 2 sigma | max abs z, no tau warning "
-          "| max abs z, warned | runs warned (tau) | runs with any warning | gbs tau median (range) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| max abs z, warned | runs warned (tau) | runs with any warning | gbs tau median (range) "
+          "| emcee tau in steps, median (range) | steps per walker after discard / 50 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in steps:
         a = np.array(rows[n], dtype=float)
-        z, tau, short, nw = a[:, 0], a[:, 1], a[:, 2] > 0, a[:, 3]
+        z, tau, short, nw, etau = a[:, 0], a[:, 1], a[:, 2] > 0, a[:, 3], a[:, 4]
         az = np.abs(z)
-        print("| %d | %.2f | %.0f %% | %.0f %% | %s | %s | %d | %d | %.0f (%.0f-%.0f) |" % (
+        print("| %d | %.2f | %.0f %% | %.0f %% | %s | %s | %d | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f |" % (
             n, z.std(ddof=1), 100 * np.mean(az < 1), 100 * np.mean(az < 2),
             "%.1f" % az[~short].max() if (~short).any() else "-",
             "%.1f" % az[short].max() if short.any() else "-", short.sum(), (nw > 0).sum(),
-            np.median(tau), tau.min(), tau.max()))
+            np.median(tau), tau.min(), tau.max(), np.median(etau), etau.min(), etau.max(),
+            (n - n // 5) / 50))
 
 
 def main():
@@ -131,6 +169,10 @@ def main():
     ap.add_argument("--target", default="gaussian", choices=["gaussian", "banana"])
     ap.add_argument("--steps", default="5000,20000", help="banana: comma-separated chain lengths")
     ap.add_argument("--verbose", action="store_true", help="banana: one line per evidence call")
+    ap.add_argument("--cache", default=None, help="banana: a directory that keeps each emcee run "
+                    "(run<r>_<steps>.npz), reused when the script runs again")
+    ap.add_argument("--keep", type=int, default=1, help="banana: keep every keep-th step of each emcee run "
+                    "(in memory and in --cache); thin and steps/5 must be multiples of it")
     args = ap.parse_args()
     if args.target == "banana":
         args.thin = args.thin or "1"

@@ -240,10 +240,12 @@ func evidenceCallArgs(logp C.gbs_log_density_fn, samples *C.double, nChains, nDr
 	if err != nil {
 		return nil, err
 	}
+	independent, ensemble := drawsKind(o.independent)
 	s := &gbs.Samples{
 		Dim:         int(d),
 		Chains:      splitRows(x, int(nChains)),
-		Independent: flag(o.independent),
+		Independent: independent,
+		Ensemble:    ensemble,
 		NCall:       int64(o.ncall),
 	}
 	if lp != nil {
@@ -274,4 +276,15 @@ func gbsgo_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.d
 		writeResult(result, r, a.trace)
 		return nil
 	})
+}
+
+// drawsEnsemble is gbs_evidence_options.independent's GBS_DRAWS_ENSEMBLE:
+// the walkers of an ensemble sampler, not independent draws.
+const drawsEnsemble = C.GBS_DRAWS_ENSEMBLE
+
+// drawsKind reads gbs_evidence_options.independent (GBS_DRAWS_*); any
+// non-zero value but GBS_DRAWS_ENSEMBLE means independent draws, as it did
+// before the names.
+func drawsKind(v C.int32_t) (independent, ensemble bool) {
+	return v != 0 && v != drawsEnsemble, v == drawsEnsemble
 }

@@ -1,6 +1,7 @@
 package gbs
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gbs-evidence/gbs/internal/mcmc"
@@ -89,4 +90,50 @@ func meanTime(x []float64, nchains int) (tau float64, short bool) {
 		tau = math.Max(tauW, float64(nchains)*vy/vx*math.Max(tauY, 0))
 	}
 	return tau, shortW || !okY
+}
+
+// walkerTime returns the largest integrated autocorrelation time over the
+// coordinates of the chains, with emcee's estimator (mcmc.IntegratedTime:
+// the walkers' autocorrelation functions averaged, Sokal's window), and
+// the coordinate it belongs to. It is the τ of emcee's rule for the
+// walkers of an ensemble sampler, which asks for walkers of at least 50 τ
+// (shortChainFactor).
+//
+// It reads the coordinates, not the estimator's summands, on purpose: on
+// emcee's walkers of a curved target the summands' τ from walkers a few τ
+// long is noisy between runs (a factor 6 to 12) and lowest on the very
+// runs whose estimate is off, where the error bar is too small. The
+// coordinates' τ varies far less between runs (docs/benchmarks.md,
+// issue 23) and is what emcee's own check reads.
+func walkerTime(s *Samples) (tau float64, where int) {
+	nc, m, d := len(s.Chains), s.Draws(), s.Dim
+	col := make([]float64, nc*m)
+	tau, where = 0, -1
+	for k := range d {
+		for c, ch := range s.Chains {
+			for t := range m {
+				col[c*m+t] = ch[t*d+k]
+			}
+		}
+		if t, _ := mcmc.IntegratedTime(col, nc, mcmc.TimeOptions{}); t > tau && !math.IsInf(t, 1) {
+			tau, where = t, k
+		}
+	}
+	return tau, where
+}
+
+// walkersShort says whether walkers of m draws are shorter than emcee's
+// rule asks for, given their coordinates' τ.
+func walkersShort(m int, tau float64) bool {
+	return float64(m) < shortChainFactor*tau
+}
+
+// walkerWarning is the warning for an ensemble's walkers shorter than
+// 50 τ of coordinate k.
+func walkerWarning(tau float64, k, m int) string {
+	return fmt.Sprintf("the ensemble's walkers are too short: %d draws per walker, and %s has an autocorrelation time "+
+		"of %.3g draws (estimated as emcee does, and biased low from walkers this short); emcee's rule asks for walkers "+
+		"of at least 50 tau (%.0f draws here after burn-in and thinning): the walkers move together, and from shorter "+
+		"walkers tau, and so the error bar of ln Z, is likely underestimated; run the sampler longer",
+		m, coordName(k), tau, math.Ceil(shortChainFactor*tau))
 }

@@ -178,6 +178,12 @@ func (e *estimation) diagnoseChains() {
 	if w := layoutWarning(s); w != "" {
 		e.warnDraws("%s", w)
 	}
+	if s.Ensemble && !s.Independent && s.Draws() >= 2 {
+		if tau, k := walkerTime(s); walkersShort(s.Draws(), tau) {
+			e.walkersShort = true
+			e.warnDraws("%s", walkerWarning(tau, k, s.Draws()))
+		}
+	}
 	if c, n := stuckChains(s); len(c) > 0 {
 		e.diag.StuckChains = c
 		e.warnDraws("chain(s) %v never or almost never move (%v moves in %d draws): a stuck sampler repeats one point, "+

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/gbs-evidence/gbs/flow"
 )
@@ -61,7 +63,11 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	e.diagnose()
 	e.res.NCall = e.ev.calls
-	// The passes may warn alike.
+	// The passes may warn alike, and an ensemble's walkers shorter than
+	// emcee's rule make the passes' warning about short chains redundant.
+	if e.walkersShort {
+		e.drawWarnings = slices.DeleteFunc(e.drawWarnings, func(w string) bool { return strings.HasPrefix(w, shortWarningPrefix) })
+	}
 	draws := unique(e.drawWarnings)
 	e.res.Warnings = append(draws, unique(e.res.Warnings)...)
 	e.res.SamplerWarnings = len(draws)
@@ -131,6 +137,9 @@ type estimation struct {
 	// drawWarnings are the warnings about the draws, which Evidence puts
 	// before res.Warnings, those about the estimate.
 	drawWarnings []string
+	// walkersShort: an ensemble's walkers are shorter than 50 τ of a
+	// coordinate (diagnoseChains warned).
+	walkersShort bool
 	// checks are the specific checks' numbers; cause is the first mistake
 	// they found (see explain).
 	checks Checks
@@ -594,9 +603,12 @@ func (e *estimation) warnShort(tau float64, m int) {
 	e.warnDraws("%s", shortWarning(tau, m))
 }
 
+// shortWarningPrefix begins shortWarning.
+const shortWarningPrefix = "chains are too short for a reliable autocorrelation time"
+
 // shortWarning is the warning for chains too short for their tau.
 func shortWarning(tau float64, m int) string {
-	return fmt.Sprintf("chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): "+
+	return fmt.Sprintf(shortWarningPrefix+" (tau = %.3g, %d draws per chain): "+
 		"tau, and so the error bar of ln Z, is likely underestimated (from chains a few tau long the estimate "+
 		"is biased low, and the walkers of an ensemble sampler move together); run chains of at least 50 tau "+
 		"(%.0f draws per chain here) after burn-in", tau, m, math.Ceil(shortChainFactor*tau))

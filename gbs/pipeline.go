@@ -271,6 +271,8 @@ func EnsemblePipeline(ctx context.Context, f LogDensityFunc, d int, s *EnsembleP
 		return nil, fmt.Errorf("gbs: sampling: %w", err)
 	}
 	samples := &Samples{Dim: d, Chains: draws.Chain, LogP: draws.LogP, NCall: draws.NCall}
+	// Not marked Ensemble: the sampler applied emcee's 50 τ rule itself,
+	// on the walkers before thinning (Sampling.Warnings).
 	// The ensemble's box only shapes its start, so it says nothing of the
 	// support: only the seed carries over.
 	ev := pipelineEvidence(cfg.Evidence, cfg.Sampler.Seed, nil, nil)

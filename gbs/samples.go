@@ -19,6 +19,13 @@ type Samples struct {
 	// Independent says the draws are independent (exact draws): the
 	// autocorrelation time is then 1 and is not estimated.
 	Independent bool
+	// Ensemble says the chains are the walkers of one ensemble sampler
+	// (emcee, package ensemble): the walkers move together, and from
+	// walkers a few autocorrelation times long τ comes out biased low
+	// and noisy, with the error bar. Evidence then applies emcee's rule,
+	// each walker at least 50 τ of every coordinate, and warns where the
+	// walkers are shorter (docs/diagnostics.md).
+	Ensemble bool
 	// NCall is the number of log-density evaluations the sampler spent to
 	// produce the draws, used by the adaptive n_q rule. Zero means unknown;
 	// 10 evaluations per draw are then assumed.

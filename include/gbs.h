@@ -265,11 +265,22 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
 #define GBS_COVERAGE_CHECK_AUTO 0 /* on for the bridge.  Default */
 #define GBS_COVERAGE_CHECK_OFF 1  /* off */
 
+/* gbs_evidence_options.independent: what the chains are.  Any other
+ * non-zero value means GBS_DRAWS_INDEPENDENT, as before these names. */
+#define GBS_DRAWS_CHAINS 0      /* MCMC chains (default) */
+#define GBS_DRAWS_INDEPENDENT 1 /* independent (exact) draws: tau is 1 */
+#define GBS_DRAWS_ENSEMBLE 2    /* the walkers of one ensemble sampler (emcee):
+                                   they move together, and a warning says
+                                   when a walker holds fewer than 50
+                                   autocorrelation times of a coordinate
+                                   (emcee's rule) */
+
 typedef struct gbs_evidence_options {
   size_t size;         /* sizeof(gbs_evidence_options) */
   int32_t method;      /* GBS_METHOD_*; default GBS_METHOD_BRIDGE */
-  int32_t independent; /* non-zero: the draws are independent (exact draws);
-                          the autocorrelation time is then 1 */
+  int32_t independent; /* GBS_DRAWS_*: non-zero, other than
+                          GBS_DRAWS_ENSEMBLE: the draws are independent
+                          (exact draws); the autocorrelation time is then 1 */
   int32_t concurrent;  /* non-zero: the callback is thread-safe and may be
                           called from several threads at once */
   int32_t verbose;     /* non-zero: send progress messages to the log

@@ -119,6 +119,12 @@ class NutsOptions(Structure):
                 ("global_stages", c_int64), ("global_stage_iters", c_int64)]
 
 
+# gbs_evidence_options.independent (GBS_DRAWS_*).
+DRAWS_CHAINS = 0
+DRAWS_INDEPENDENT = 1
+DRAWS_ENSEMBLE = 2
+
+
 # gbs_nuts_options.global_moves (GBS_GLOBAL_*).
 GLOBAL_DEFAULT = 0
 GLOBAL_ON = 1

@@ -30,6 +30,7 @@ class EvidenceSettings:
     discard: int = 0
     thin: int = 1
     independent: bool = False
+    ensemble: bool = False  # the chains are an ensemble's walkers (from the samples, not a keyword)
     ncall: Optional[int] = None
     batch_size: int = 0   # 0: the library's default
     f_err: float = 0.0    # 0: the library's default
@@ -86,7 +87,8 @@ class PackedOptions:
         self.token = _lib.CancelToken()
         opt = _lib.new_struct(_lib.EvidenceOptions)
         opt.method = _lib.METHODS[s.method]
-        opt.independent = int(s.independent)
+        opt.independent = (_lib.DRAWS_INDEPENDENT if s.independent else
+                           _lib.DRAWS_ENSEMBLE if s.ensemble else _lib.DRAWS_CHAINS)
         opt.verbose = int(bool(s.progress))
         opt.n_q = s.n_q
         opt.batch_size = s.batch_size

@@ -140,6 +140,7 @@ class Draws(NamedTuple):
     ncall: Optional[int]          # the sampler's log-density evaluations
     labels: Optional[List[str]]   # names of the d columns, when known
     lp_source: Optional[str] = None  # where lp came from, as messages name it
+    ensemble: bool = False        # the chains are an ensemble sampler's walkers
 
 
 def draws_of(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, discard: int = 0,
@@ -164,7 +165,9 @@ def normalize(samples: Any, log_prob_samples: Any = None, chain_axis: int = 0, d
         source = "%s.log_prob" % type(samples).__name__
     else:
         source = "log_prob_samples"
-    return Draws(x, lp, ncall, labels, source)
+    # emcee's walkers move together: the library applies emcee's 50 tau
+    # rule to them. gbs.sample_ensemble applied it itself, before thinning.
+    return Draws(x, lp, ncall, labels, source, _is_emcee(samples))
 
 
 def _normalize(samples: Any, log_prob_samples: Any, chain_axis: int, discard: int, thin: int,

@@ -247,6 +247,8 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
                               cross_fit=cross_fit, coverage_check=coverage_check, name=name,
                               repetitions=repetitions)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
+    if dr.ensemble:
+        settings = dataclasses.replace(settings, ensemble=True)
     stop = threading.Event()
     fn = batch_function(log_prob, vectorize, tuple(args), kwargs, settings.pool, stop)
     result = estimate(fn, dr.x, dr.lp, settings, dr.ncall, stop=stop, labels=dr.labels,
