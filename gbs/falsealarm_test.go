@@ -28,6 +28,7 @@ var warningKinds = []struct{ phrase, kind string }{
 	{"lowest where the draws are densest", "flipped sign"},
 	{"not self-consistent", "consistency"},
 	{"pile up against a boundary", "boundary pile-up (info)"},
+	{"appear to miss part of p", "coverage"},
 }
 
 func warningKind(w string) string {
