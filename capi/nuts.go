@@ -326,7 +326,12 @@ func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 		return err
 	}
 	defer cancel()
-	r, err := run(ctx, &gbs.PipelineSettings{Sampler: a.set, Evidence: es, Global: a.global})
+	ps := &gbs.PipelineSettings{Sampler: a.set, Evidence: es, Global: a.global}
+	if a.out.draws != nil || a.out.logp != nil {
+		// The caller's buffers hold n_draws per chain: no longer run.
+		ps.RetryDrawsFactor = -1
+	}
+	r, err := run(ctx, ps)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package gbs
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -74,6 +75,42 @@ func convergenceStats(x []float64, nchains, nq int, scores []float64) quantitySt
 	st.chainSE = math.Sqrt(ms.W * math.Max(ms.TauBulk, 1) / float64(mz))
 	st.burnInZ = burnInZScore(z, nchains, ms.TauBulk)
 	return st
+}
+
+// rhatExcess is R̂ over what chance gives for these chains (and over
+// rhatMin): above 1, the chains have not mixed.
+func (st quantityStats) rhatExcess() float64 {
+	return st.rhat / math.Max(st.rhatCrit, rhatMin)
+}
+
+// unmixed applies the convergence warnings' rule (diagnoseChains) to
+// chains before any estimate: it returns why they have not mixed, R̂
+// beyond chance or a bulk ESS below essMin, or "" when they have.
+func unmixed(s *Samples) string {
+	if s.Draws() < 4 {
+		return ""
+	}
+	var lp []float64
+	for _, c := range s.LogP {
+		lp = append(lp, c...)
+	}
+	nq := s.Dim
+	if lp != nil {
+		nq++
+	}
+	for i, st := range coordinateStats(s, lp, nq) {
+		k := i - 1
+		if k < 0 && lp == nil {
+			continue
+		}
+		switch {
+		case st.rhatExcess() > 1:
+			return fmt.Sprintf("R-hat of %s %.3f, above %.3f", coordName(k), st.rhat, math.Max(st.rhatCrit, rhatMin))
+		case st.essBulk < essMin:
+			return fmt.Sprintf("bulk ESS of %s %.0f, below %d", coordName(k), st.essBulk, essMin)
+		}
+	}
+	return ""
 }
 
 // coordinateStats returns the convergence statistics of log p (first; zero

@@ -229,7 +229,7 @@ func (e *estimation) diagnoseChains() {
 		}
 		// The excess of R̂ over what chance gives decides which quantity
 		// is worst.
-		excess := st.rhat / math.Max(st.rhatCrit, rhatMin)
+		excess := st.rhatExcess()
 		if math.IsNaN(e.diag.RHatMax) || st.rhat > e.diag.RHatMax {
 			e.diag.RHatMax, e.diag.RHatCrit, e.diag.RHatWhere = st.rhat, st.rhatCrit, k
 		}

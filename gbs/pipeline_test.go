@@ -301,3 +301,35 @@ func TestPipelineBatchEqualsPipeline(t *testing.T) {
 		t.Error("nil batch density accepted")
 	}
 }
+
+// Chains that have not mixed (here: one chain stuck in the far mode of a
+// two-component mixture) are run again with RetryDrawsFactor times the
+// draws, the reason goes to Info, both runs' gradient calls are counted;
+// a negative factor turns it off and a factor of at most 1 is an error.
+func TestPipelineLengthensUnmixedRun(t *testing.T) {
+	init := [][]float64{{0, 0}, {0.5, 0}, {0, -0.5}, {20, 20}}
+	var calls atomic.Int64
+	f := func(g, x []float64) (float64, error) {
+		calls.Add(1)
+		return mixture2(g, x)
+	}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
+	r, err := gbs.Pipeline(context.Background(), f, 2, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Lengthened || len(r.Sampling.LogP[0]) != 1000 || !hasWarning(r.Evidence.Info, "run again with 1000 draws each instead of 500") {
+		t.Errorf("lengthened %v, %d draws per chain, info %q", r.Lengthened, len(r.Sampling.LogP[0]), r.Evidence.Info)
+	}
+	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.GradCalls <= r.Sampling.GradCalls {
+		t.Errorf("%d calls; result: %d gradient (last run %d) + %d log-density", n, r.GradCalls, r.Sampling.GradCalls, r.LogDensityCalls)
+	}
+	set.RetryDrawsFactor = -1
+	if r, err = gbs.Pipeline(context.Background(), mixture2, 2, set); err != nil || r.Lengthened || len(r.Sampling.LogP[0]) != 500 {
+		t.Errorf("factor off: error %v, lengthened %v", err, r != nil && r.Lengthened)
+	}
+	set.RetryDrawsFactor = 1
+	if _, err := gbs.Pipeline(context.Background(), mixture2, 2, set); err == nil || !strings.Contains(err.Error(), "RetryDrawsFactor") {
+		t.Errorf("RetryDrawsFactor = 1: error %v", err)
+	}
+}

@@ -709,9 +709,11 @@ int gbs_nuts_sample(gbs_log_density_grad_fn f, void *user, int64_t d,
                     gbs_nuts_chain_stats *stats, char **err);
 
 /* The method's recipe when the gradient is available: NUTS draws, then
- * ln Z from them.  The sampler's target_accept defaults to 0.95 here, not
+ * ln Z from them.  The sampler's target_accept defaults to 0.9 here, not
  * 0.8: ln Z inherits any bias of the draws, and divergences at 0.8 bias it
- * measurably on funnel-like targets.  Otherwise equivalent to
+ * measurably on funnel-like targets; a run whose kept draws diverge is made
+ * again at 0.99 (result->info says so), and divergences left after that
+ * warn beyond 1 % of the kept draws.  Otherwise equivalent to
  * gbs_nuts_sample followed by gbs_evidence
  * with the draws, their log p and the sampler's gradient-call count, where
  * the evidence stage evaluates log p through f (the gradient is computed
@@ -723,7 +725,11 @@ int gbs_nuts_sample(gbs_log_density_grad_fn f, void *user, int64_t d,
  * ev_opt->ncall is replaced by the sampler's gradient calls; a cancel token
  * in either cancels the whole call).  result, trace, trace_cap: as for
  * gbs_evidence.  draws, logp, stats: optional (NULL) copies of the sampler's
- * output, as for gbs_nuts_sample. */
+ * output, as for gbs_nuts_sample.  When neither draws nor logp is given and
+ * the chains have not mixed (an R-hat beyond what chance gives, or a bulk
+ * ESS below 100), the sampler runs again with twice the draws per chain and
+ * ln Z comes from that run (result->info says so); with either buffer given,
+ * the draws stay the n_draws per chain that it holds. */
 int gbs_nuts_evidence(gbs_log_density_grad_fn f, void *user, int64_t d,
                       int64_t n_chains, int64_t n_draws,
                       const gbs_nuts_options *nuts_opt,
