@@ -68,6 +68,8 @@ func main() {
 	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
 	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
 	flag.BoolVar(&cfg.wrongStarts, "wrong-starts", false, "two-modes problems: start all GBS chains but the last in the minor mode (the wrong proportions)")
+	flag.Float64Var(&cfg.targetAccept, "target-accept", 0, "GBS: NUTS acceptance target of the first run (0: the pipeline's default)")
+	flag.Float64Var(&cfg.ferr, "ferr", 0, "GBS: the evidence's FErr, the q-side share of the squared error the adaptive n_q aims at (0: the default)")
 	out := flag.String("o", "-", "output file for the JSON lines (- for stdout)")
 	flag.Parse()
 
@@ -127,6 +129,10 @@ type config struct {
 	global                        string
 	globalStageIters, globalMoves int
 	wrongStarts                   bool
+
+	// targetAccept is GBS's NUTS acceptance target (0: the pipeline's
+	// default, with its retry), ferr the evidence's FErr (0: default).
+	targetAccept, ferr float64
 }
 
 func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -44,7 +44,9 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			if cfg.wrongStarts && strings.HasPrefix(p.Name, "two-modes") {
 				set.Init = problems.TwoModesWrongStarts(cfg.chains, p.Dim)
 			}
-			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: cfg.globalSettings()})
+			set.TargetAccept = cfg.targetAccept
+			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: cfg.globalSettings(),
+				Evidence: gbs.Settings{FErr: cfg.ferr}})
 			if err != nil {
 				fail("GBS", err)
 				continue
