@@ -130,6 +130,7 @@ const rhatMin = 1.01
 type passData struct {
 	a, b    []float64 // log q - log p at the p-draws; log p - log q at the q-draws
 	logp    []float64 // log p at the p-draws (nil when not kept)
+	signA   []float64 // log q - log p at the p-draws of logp, for the sign check (a, unless a holds annealed works)
 	logZ    float64
 	logZErr float64
 	nchains int
@@ -411,6 +412,9 @@ func (e *estimation) diagnoseOverlap() {
 // estimate, +0.22σ; the correlated Gaussian at d = 1000 with 2·10⁴ exact
 // draws: k̂ 2.7 and 3.2, correct).
 func (e *estimation) overlapWarning(kq, kp float64) string {
+	if e.anneal.steps > 0 {
+		return e.annealedOverlapWarning(kq, kp)
+	}
 	kl := math.NaN()
 	for _, p := range e.passes {
 		if p.a == nil {
@@ -451,6 +455,24 @@ func (e *estimation) overlapWarning(kq, kp float64) string {
 	return head + dist + fmt.Sprintf("; most likely cause: q does not capture the shape of p from these draws (%d draws in %d "+
 		"dimensions, a sampling-noise share of about %.2f nats); more draws would help; a log density that differs from the "+
 		"draws' would also show here, but the self-consistency checks, which test for it directly, would then warn as well", nfit, d, noise)
+}
+
+// annealedOverlapWarning words the overlap warning when the k̂ are those
+// of the annealed bridge's works: the path's rungs were too few for the
+// distance between q and p.
+func (e *estimation) annealedOverlapWarning(kq, kp float64) string {
+	d := e.s.Dim
+	var n int
+	for _, c := range e.s.Chains {
+		n += len(c) / d
+	}
+	nfit := max(n/2, 1)
+	return fmt.Sprintf("even the annealed bridge (%d rungs from q to p, %d log-density calls) left its forward and reverse works barely "+
+		"overlapping: Pareto k-hat %.2f and %.2f, both above %.0f, and the cross-fitting passes or the consistency checks disagree by "+
+		"more than %.0f standard errors; ln Z and its error bar are less reliable than the error bar says; q, fitted on %d draws in %d "+
+		"dimensions (d²/(4n) = %.1f nats of sampling noise for a Gaussian), is far from p; more draws, fewer parameters or a "+
+		"reparameterization that makes p closer to Gaussian would help",
+		e.anneal.steps, e.anneal.calls, kq, kp, paretoKBridge, paretoKBridgeZ, nfit, d, float64(d)*float64(d)/(4*float64(nfit)))
 }
 
 // fewDrawsKL is the expected excess KL divergence, in nats, of a Gaussian
@@ -519,8 +541,8 @@ func (d Diagnostics) String() string {
 func (e *estimation) diagnoseSign() {
 	r := math.NaN()
 	for _, p := range e.passes {
-		if len(p.logp) == len(p.a) {
-			c := signCorr(p.logp, p.a)
+		if len(p.logp) == len(p.signA) && p.signA != nil {
+			c := signCorr(p.logp, p.signA)
 			if math.IsNaN(r) || c < r {
 				r = c
 			}

@@ -22,6 +22,13 @@
 // error exceeds Settings.FErr, but never spend more than the fraction
 // Settings.FEva of all log-density evaluations on the proposal.
 //
+// Where the direct bridge's proposal and draws barely overlap (few draws
+// for the dimension: both Pareto k̂ above 1 and a wide error bar),
+// Evidence anneals: particles cross the geometric path q^(1-β) p^β from
+// q and from held-out draws, moving in the flow's latent space, and the
+// bridge equation is solved on their works (anneal.go, Settings.Anneal;
+// Result.AnnealSteps and AnnealCalls report its rungs and cost).
+//
 // Importance sampling (IS), the reciprocal "harmonic mean" estimator (HM)
 // and warp-III bridge sampling (Warp3, a Gaussian proposal against the
 // target symmetrized about its mean) are available through Settings.Method

@@ -24,6 +24,8 @@ const (
 	streamSpotCheck // the diagnostics' spot-check of stored log p
 	streamCoverage  // the coverage check's widened draws and chains
 	streamCoverageSwapped
+	streamAnneal // the annealed bridge's particles and moves
+	streamAnnealSwapped
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -63,6 +65,7 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	e.diagnose()
 	e.res.NCall = e.ev.calls
+	e.res.AnnealSteps, e.res.AnnealCalls = e.anneal.steps, e.anneal.calls
 	// The passes may warn alike, and an ensemble's walkers shorter than
 	// emcee's rule make the passes' warning about short chains redundant.
 	if e.walkersShort {
@@ -144,6 +147,8 @@ type estimation struct {
 	// they found (see explain).
 	checks Checks
 	cause  string
+	// anneal describes the annealed bridge when it ran (steps 0: not).
+	anneal annealInfo
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -312,6 +317,11 @@ func (e *estimation) bridge(warp bool) error {
 		if err != nil {
 			return err
 		}
+		if !warp {
+			if err := e.maybeAnneal([]*bridgePass{&r}, []halves{h}); err != nil {
+				return err
+			}
+		}
 		e.keepPass(r)
 		e.setBridge(r.est, r.np, r.nq, r.trace)
 		return nil
@@ -324,11 +334,15 @@ func (e *estimation) bridge(warp bool) error {
 	if err != nil {
 		return err
 	}
-	e.keepPass(a)
 	b, err := e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
 	if err != nil {
+		e.keepPass(a)
 		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
 	}
+	if err := e.maybeAnneal([]*bridgePass{&a, &b}, []halves{h, h.swapped()}); err != nil {
+		return err
+	}
+	e.keepPass(a)
 	e.keepPass(b)
 	// Pass a estimated on the second half of the draws (h.use), pass b on
 	// the first (h.fit): together, in that order, log p at every draw,
@@ -336,7 +350,13 @@ func (e *estimation) bridge(warp bool) error {
 	e.drawsLogP = make([]float64, 0, len(a.useLogP)+len(b.useLogP))
 	e.drawsLogP = append(e.drawsLogP, b.useLogP...)
 	e.drawsLogP = append(e.drawsLogP, a.useLogP...)
-	cov := crossFitCov(a, b, h, e.s.Independent)
+	cov := 0.0
+	if !a.annealed {
+		// The annealed passes' errors come from their own particles;
+		// what fitting q shares between the passes only sets their
+		// variance.
+		cov = crossFitCov(a, b, h, e.s.Independent)
+	}
 	mean := crossFitMean(a.est, b.est, cov)
 	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
 		a.est.re2P, b.est.re2P, cov, cov/math.Sqrt(a.est.re2P*b.est.re2P))
@@ -423,6 +443,8 @@ type bridgePass struct {
 	tauP float64
 	// cov is the pass's share of the coverage check (nil: off).
 	cov *coveragePool
+	// annealed: est, trace and data are the annealed bridge's.
+	annealed bool
 }
 
 // traceDivisors give the prefixes n_q/k of the proposal draws at which
@@ -465,7 +487,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	if est.shortChain {
 		r.drawWarnings = append(r.drawWarnings, shortWarning(est.tau, r.np/h.nchains))
 	}
-	r.data = passData{a: a, b: pd.logw, logp: lp, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
+	r.data = passData{a: a, b: pd.logw, logp: lp, signA: a, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
 		nchains: h.nchains, iid: e.s.Independent}
 	return r, nil
 }

@@ -53,6 +53,7 @@ func TestPipelinePaperProblems(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		ev := r.Evidence
+		t.Logf("%s: annealed bridge: %d rungs, %d calls", tc.name, ev.AnnealSteps, ev.AnnealCalls)
 		t.Logf("%s: ln Z = %.4f ± %.4f, exact %.4f (%+.2f σ); gradient calls %d, log-density calls %d, divergences %d, R-hat(log p) %.3f, TargetAccept %v; warnings %q",
 			tc.name, ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.GradCalls, r.LogDensityCalls, r.Sampling.Divergences(), r.Sampling.RHatLogP, r.TargetAccept, ev.Warnings)
 		if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < tc.maxSigma) {

@@ -52,6 +52,13 @@ type Result struct {
 	// flipped sign, draws piled against a boundary).
 	Diagnostics Diagnostics
 	Checks      Checks
+	// AnnealSteps is the number of rungs K of the annealed bridge's path
+	// (0: the direct bridge alone was used; see Settings.Anneal), and
+	// AnnealCalls the log-density calls it spent (included in NCall).
+	// When it ran, LogZ, LogZErr, RE2P, RE2Q and Trace are its, and the
+	// overlap diagnostics read its works.
+	AnnealSteps int
+	AnnealCalls int64
 }
 
 // TracePoint is ln Z and its error from the first NQ proposal draws.
@@ -65,7 +72,11 @@ func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "method: %s\nln Z: %.6f +/- %.6f\n", r.Method, r.LogZ, r.LogZErr)
 	fmt.Fprintf(&b, "n_p: %d  n_q: %d  log-density calls: %d  tau: %.3g\n", r.NP, r.NQ, r.NCall, r.Tau)
-	fmt.Fprintf(&b, "diagnostics: %s\n", r.Diagnostics.String())
+	fmt.Fprintf(&b, "diagnostics: %s", r.Diagnostics.String())
+	if r.AnnealSteps > 0 {
+		fmt.Fprintf(&b, "; annealed bridge: %d rungs, %d log-density calls", r.AnnealSteps, r.AnnealCalls)
+	}
+	b.WriteString("\n")
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}

@@ -90,6 +90,15 @@ type Settings struct {
 	// log-density calls.
 	NoCoverageCheck bool
 
+	// Anneal says when the bridge is annealed (bridge method only):
+	// where the direct bridge's proposal and draws barely overlap, a
+	// path of intermediate densities q^(1-β) p^β is crossed by particles
+	// from both ends and ln Z comes from the bridge of their works
+	// (anneal.go). The zero value, AnnealAuto, anneals only when the
+	// direct bridge's diagnostics say it is unreliable; Result.AnnealSteps
+	// and AnnealCalls report its use and cost.
+	Anneal Anneal
+
 	// BatchSize is the number of points per log-density call; default 4096.
 	BatchSize int
 	// Concurrent allows the log-density function to be called from
@@ -117,6 +126,9 @@ func (s *Settings) withDefaults() (Settings, error) {
 	}
 	if out.Method < Bridge || out.Method > Warp3 {
 		return out, fmt.Errorf("gbs: unknown method %d", int(out.Method))
+	}
+	if out.Anneal < AnnealAuto || out.Anneal > AnnealOn {
+		return out, fmt.Errorf("gbs: unknown Anneal setting %d", int(out.Anneal))
 	}
 	if out.NQ < 0 {
 		return out, fmt.Errorf("gbs: NQ = %d is negative", out.NQ)

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gbs-evidence/gbs/gbs"
 )
 
 // Run is one measurement, one JSON line with -json.
@@ -57,14 +59,19 @@ type Run struct {
 	KLQP        []float64 // KL(q‖p) on draws of q (-kl)
 	ParetoKQ    float64
 	ParetoKP    float64
+	AnnealSteps int      // rungs of the annealed bridge (0: not used)
+	AnnealCalls int64    // its log-density calls (in NCall)
 	Warnings    []string `json:",omitempty"`
+	Info        []string `json:",omitempty"`
 	Error       string   `json:",omitempty"`
 }
 
 // Options passed on to the child processes.
 var (
-	noShrink bool
-	klDraws  int
+	noShrink   bool
+	klDraws    int
+	annealMode gbs.Anneal
+	annealFlag *string
 )
 
 // issueTable is the (d, n) list of issue 17's table, plus the issue's
@@ -89,9 +96,20 @@ func main() {
 	memprof := flag.String("memprofile", "", "with -child: write a heap profile after gbs.Evidence")
 	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.NoShrinkage)")
 	flag.IntVar(&klDraws, "kl", 0, "after each evidence call, estimate KL(p‖q) and KL(q‖p) of its flows on this many fresh draws")
+	annealFlag = flag.String("anneal", "auto", "annealed bridge: auto, off or on (gbs.Settings.Anneal)")
 	fit := flag.Bool("fit", false, "read a table printed by gbs-scale on stdin and fit CPU time and peak RSS as c n^a d^b")
 	flag.Parse()
 
+	switch *annealFlag {
+	case "auto":
+		annealMode = gbs.AnnealAuto
+	case "off":
+		annealMode = gbs.AnnealOff
+	case "on":
+		annealMode = gbs.AnnealOn
+	default:
+		fail(fmt.Errorf("-anneal %q: want auto, off or on", *annealFlag))
+	}
 	if *fit {
 		if err := fitExponents(os.Stdin, os.Stdout); err != nil {
 			fail(err)
@@ -188,7 +206,7 @@ func spawn(d, n int, seed uint64) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed), fmt.Sprintf("-noshrink=%t", noShrink), fmt.Sprintf("-kl=%d", klDraws))
+	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed), fmt.Sprintf("-noshrink=%t", noShrink), fmt.Sprintf("-kl=%d", klDraws), "-anneal="+*annealFlag)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -127,6 +127,25 @@ func (p timedProposal) Sample(dst, logq []float64, rng *rand.Rand) {
 	*p.t += since(t0)
 }
 
+// timedLatent is a timedProposal of a proposal with a latent space, so
+// that the annealed bridge can run on it.
+type timedLatent struct {
+	timedProposal
+	l gbs.LatentProposal
+}
+
+func (p timedLatent) Forward(z, logdet, x []float64) {
+	t0 := time.Now()
+	p.l.Forward(z, logdet, x)
+	*p.t += since(t0)
+}
+
+func (p timedLatent) Inverse(x, logdet, z []float64) {
+	t0 := time.Now()
+	p.l.Inverse(x, logdet, z)
+	*p.t += since(t0)
+}
+
 // cpuSeconds is the user + system time of this process so far.
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
@@ -148,7 +167,7 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 
 	fitFlow := gbs.FlowProposal(&flow.Settings{NoShrinkage: noShrink})
 	var flows []*flow.Flow
-	set := &gbs.Settings{Seed: seed}
+	set := &gbs.Settings{Seed: seed, Anneal: annealMode}
 	set.Proposal = func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
 		t := time.Now()
 		q, warns, err := fitFlow(x, d, w, seed)
@@ -162,7 +181,11 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 			r.Shrunk = append(r.Shrunk, f.ShrunkCovariance())
 			flows = append(flows, f)
 		}
-		return timedProposal{q: q, t: &r.Proposal}, warns, nil
+		tp := timedProposal{q: q, t: &r.Proposal}
+		if lq, ok := q.(gbs.LatentProposal); ok {
+			return timedLatent{timedProposal: tp, l: lq}, warns, nil
+		}
+		return tp, warns, nil
 	}
 	logp := func(dst, x []float64) error {
 		t := time.Now()
@@ -195,6 +218,7 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	r.Bridge = r.Evidence - r.Fit - r.Proposal - r.LogP
 	r.Warnings = res.Warnings
 	r.ParetoKQ, r.ParetoKP = res.Diagnostics.ParetoKQ, res.Diagnostics.ParetoKP
+	r.AnnealSteps, r.AnnealCalls, r.Info = res.AnnealSteps, res.AnnealCalls, res.Info
 	if klDraws > 0 {
 		krng := rand.New(rand.NewPCG(seed, 18))
 		for _, f := range flows {
