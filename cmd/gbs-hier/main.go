@@ -51,6 +51,8 @@ type Run struct {
 	ParetoKQ         float64
 	ParetoKP         float64
 	Diagnostics      string
+	AnnealSteps      int      // rungs of the annealed bridge (0: not used)
+	AnnealCalls      int64    // its log-density calls
 	Warnings         []string `json:",omitempty"`
 	TargetAccept     float64  `json:",omitempty"`
 	DivergentOrRetry bool     `json:",omitempty"`
@@ -112,6 +114,7 @@ func main() {
 	r.ParetoKQ, r.ParetoKP = res.Diagnostics.ParetoKQ, res.Diagnostics.ParetoKP
 	r.Diagnostics = res.Diagnostics.String()
 	r.Warnings = res.Warnings
+	r.AnnealSteps, r.AnnealCalls = res.AnnealSteps, res.AnnealCalls
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		r.CPU = tv(ru.Utime) + tv(ru.Stime)
