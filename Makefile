@@ -98,9 +98,14 @@ docs: lib venv
 	  -d $(BUILD)/docs/doctrees $(DOCS_SRC) $(DOCS_HTML)
 	@echo "documentation: $(DOCS_HTML)/index.html"
 
+# go test's default 10-minute limit per package is met on an idle 2-core
+# machine (gbs takes about 4 minutes) but not on a loaded one (22 minutes
+# at load 15): the limit is there to catch a hang, not a slow machine.
+GO_TEST_TIMEOUT := 45m
+
 test-go:
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
 # The packages that run goroutines, under the race detector, in short
 # mode: the tests that exercise their concurrency (cancellation, threads,
@@ -111,7 +116,7 @@ RACE_PKGS := ./gbs/... ./flow/... ./nuts/... ./ensemble/... ./problems/... ./cap
 RACE_RUN  := Cancel|Concurrent|Deterministic|Reproducible|Threads|Parallel
 
 test-race:
-	$(GO) test -race -short -count=1 -run '$(RACE_RUN)' $(RACE_PKGS)
+	$(GO) test -race -short -count=1 -timeout $(GO_TEST_TIMEOUT) -run '$(RACE_RUN)' $(RACE_PKGS)
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
