@@ -122,7 +122,7 @@ def banana(args):
     rows = {s: [] for s in steps}
     t0 = time.perf_counter()
     keep = args.keep
-    for r in range(args.runs):
+    for r in range(args.first, args.first + args.runs):
         chain, lp = banana_run(r, max(steps), args.cache, keep)
         for n in steps:
             c = Chain(chain, lp, n, keep)
@@ -169,6 +169,7 @@ def main():
     ap.add_argument("--target", default="gaussian", choices=["gaussian", "banana"])
     ap.add_argument("--steps", default="5000,20000", help="banana: comma-separated chain lengths")
     ap.add_argument("--verbose", action="store_true", help="banana: one line per evidence call")
+    ap.add_argument("--first", type=int, default=0, help="banana: the first run's number r (seeds 5000 + r)")
     ap.add_argument("--cache", default=None, help="banana: a directory that keeps each emcee run "
                     "(run<r>_<steps>.npz), reused when the script runs again")
     ap.add_argument("--keep", type=int, default=1, help="banana: keep every keep-th step of each emcee run "

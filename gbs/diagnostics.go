@@ -181,7 +181,6 @@ func (e *estimation) diagnoseChains() {
 	}
 	if s.Ensemble && !s.Independent && s.Draws() >= 2 {
 		if tau, k := walkerTime(s); walkersShort(s.Draws(), tau) {
-			e.walkersShort = true
 			e.warnDraws("%s", walkerWarning(tau, k, s.Draws()))
 		}
 	}

@@ -61,7 +61,10 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         An emcee ``EnsembleSampler`` (or emcee backend): its chain and its
         stored log-probabilities are used, after ``discard`` burn-in steps,
         and its number of log-probability calls feeds the adaptive n_q
-        rule. What :func:`gbs.sample` or :func:`gbs.sample_ensemble`
+        rule. Its walkers are read as one ensemble, which moves together:
+        a :class:`gbs.SamplerWarning` says when a walker holds fewer than
+        50 autocorrelation times of a coordinate (emcee's rule; the error
+        bar of shorter runs is not to be trusted). What :func:`gbs.sample` or :func:`gbs.sample_ensemble`
         returns: the same, from their draws. An ArviZ ``InferenceData``
         (its posterior group) or an xarray ``Dataset`` with ``chain`` and
         ``draw`` dimensions: the variables of ``var_names`` are flattened
