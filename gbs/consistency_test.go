@@ -24,15 +24,8 @@ func TestConsistencyTwoModesNoFalseAlarm(t *testing.T) {
 		}
 		return nil
 	}
-	const chains, draws = 8, 500
 	for seed := uint64(31); seed <= 34; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 41))
-		s := &Samples{Dim: p.Dim}
-		for c := 0; c < chains; c++ {
-			x := make([]float64, draws*p.Dim)
-			p.Sample(x, rng)
-			s.Chains = append(s.Chains, x)
-		}
+		s := exactChains(p, 8, 500, seed)
 		res, err := Evidence(context.Background(), logp, s, &Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
 		if err != nil {
 			t.Fatal(err)
@@ -64,15 +57,8 @@ func TestConsistencyTwoModesMismatch(t *testing.T) {
 		}
 		return nil
 	}
-	const chains, draws = 8, 500
 	for seed := uint64(31); seed <= 32; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 41))
-		s := &Samples{Dim: p.Dim}
-		for c := 0; c < chains; c++ {
-			x := make([]float64, draws*p.Dim)
-			p.Sample(x, rng)
-			s.Chains = append(s.Chains, x)
-		}
+		s := exactChains(p, 8, 500, seed)
 		res, err := Evidence(context.Background(), mirrored, s, &Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
 		if err != nil {
 			t.Fatal(err)
@@ -88,4 +74,16 @@ func TestConsistencyTwoModesMismatch(t *testing.T) {
 			t.Errorf("seed %d: reciprocal importance sampling misses the mismatch (z %.2f)", seed, hm)
 		}
 	}
+}
+
+// exactChains lays out exact draws of p as chains of the given length.
+func exactChains(p *problems.Problem, chains, draws int, seed uint64) *Samples {
+	rng := rand.New(rand.NewPCG(seed, 41))
+	s := &Samples{Dim: p.Dim}
+	for range chains {
+		x := make([]float64, draws*p.Dim)
+		p.Sample(x, rng)
+		s.Chains = append(s.Chains, x)
+	}
+	return s
 }
