@@ -90,7 +90,7 @@ type PipelineResult struct {
 	// because the chains had not mixed (PipelineSettings.RetryDrawsFactor).
 	Lengthened bool
 	// GradCalls counts the sampler's log-density-and-gradient evaluations,
-	// over both runs after a retry; LogDensityCalls counts the evidence
+	// over every run (a retry, a longer run); LogDensityCalls counts the evidence
 	// stage's log-density evaluations.
 	GradCalls, LogDensityCalls int64
 	// SamplingTime (both runs after a retry) and EvidenceTime are the
