@@ -19,7 +19,10 @@ def test_example_notebook_runs(monkeypatch):
     nb = nbformat.read(os.path.join(ROOT, "examples", "emcee_evidence.ipynb"), as_version=4)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         SOURCE + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+    # A cell's time limit only guards against a hang: the emcee cell runs
+    # 28 000 steps (50 tau of its banana) and took minutes on a loaded
+    # machine.
+    client = nbclient.NotebookClient(nb, timeout=1800, kernel_name="python3",
                                      resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
     client.execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
