@@ -2,7 +2,6 @@ package gbs_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -26,10 +25,7 @@ func TestMeasureRingFlow(t *testing.T) {
 	if os.Getenv("GBS_MEASURE") == "" {
 		t.Skip("set GBS_MEASURE=1 to run")
 	}
-	reps := 3
-	if v := os.Getenv("GBS_REPS"); v != "" {
-		fmt.Sscan(v, &reps)
-	}
+	reps := envInt("GBS_REPS", 3)
 	p := problems.Ring()
 	d := p.Dim
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
