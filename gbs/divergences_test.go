@@ -8,7 +8,8 @@ import (
 )
 
 // Divergences up to PipelineMaxDivergentFraction of the kept draws are
-// information, beyond it a warning that gives the count and the fraction.
+// information, beyond it a warning that gives the count and the fraction,
+// and beyond it the pipeline runs longer (drawsProblem).
 func TestDivergenceFraction(t *testing.T) {
 	const chains, draws = 8, 2000
 	result := func(perChain int) *nuts.Result {
@@ -34,6 +35,9 @@ func TestDivergenceFraction(t *testing.T) {
 		}
 		if got := len(info) > 0; got != tc.info {
 			t.Errorf("%d divergences per chain: info %q", tc.perChain, info)
+		}
+		if why := drawsProblem(result(tc.perChain), 1); (why != "") != tc.warn {
+			t.Errorf("%d divergences per chain: a longer run %q", tc.perChain, why)
 		}
 		for _, s := range append(w, info...) {
 			if !strings.Contains(s, "of the 16000 kept draws") {

@@ -305,8 +305,10 @@ func TestPipelineBatchEqualsPipeline(t *testing.T) {
 
 // Chains that have not mixed (here: one chain stuck in the far mode of a
 // two-component mixture) are run again with RetryDrawsFactor times the
-// draws, the reason goes to Info, both runs' gradient calls are counted;
-// a negative factor turns it off and a factor of at most 1 is an error.
+// warm-up and draws, up to PipelineMaxLengthenings times (the stuck chain
+// stays stuck, so twice, and the warning stays); the reasons go to Info,
+// every run's gradient calls are counted; a negative factor turns it off
+// and a factor of at most 1 is an error.
 func TestPipelineLengthensUnmixedRun(t *testing.T) {
 	init := [][]float64{{0, 0}, {0.5, 0}, {0, -0.5}, {20, 20}}
 	var calls atomic.Int64
@@ -319,8 +321,14 @@ func TestPipelineLengthensUnmixedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Lengthened || len(r.Sampling.LogP[0]) != 1000 || !hasWarning(r.Evidence.Info, "run again with 1000 draws each instead of 500") {
+	if !r.Lengthened || len(r.Sampling.LogP[0]) != 2000 || gbs.PipelineMaxLengthenings != 2 ||
+		!hasWarning(r.Evidence.Info, "the chains had not mixed (R-hat of log p") ||
+		!hasWarning(r.Evidence.Info, "run again with 400 warm-up iterations and 1000 draws each") ||
+		!hasWarning(r.Evidence.Info, "run again with 800 warm-up iterations and 2000 draws each") {
 		t.Errorf("lengthened %v, %d draws per chain, info %q", r.Lengthened, len(r.Sampling.LogP[0]), r.Evidence.Info)
+	}
+	if !hasWarning(r.Evidence.Warnings, "R-hat") {
+		t.Errorf("the stuck chain is not warned about after the longer runs: %q", r.Evidence.Warnings)
 	}
 	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.GradCalls <= r.Sampling.GradCalls {
 		t.Errorf("%d calls; result: %d gradient (last run %d) + %d log-density", n, r.GradCalls, r.Sampling.GradCalls, r.LogDensityCalls)

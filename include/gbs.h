@@ -727,9 +727,12 @@ int gbs_nuts_sample(gbs_log_density_grad_fn f, void *user, int64_t d,
  * gbs_evidence.  draws, logp, stats: optional (NULL) copies of the sampler's
  * output, as for gbs_nuts_sample.  When neither draws nor logp is given and
  * the chains have not mixed (an R-hat beyond what chance gives, or a bulk
- * ESS below 100), the sampler runs again with twice the draws per chain and
- * ln Z comes from that run (result->info says so); with either buffer given,
- * the draws stay the n_draws per chain that it holds. */
+ * ESS below 100), more than 1 % of the kept transitions diverged, or the
+ * evidence warns about the draws (chains too short for the autocorrelation
+ * time), the sampler runs again with twice the warm-up and draws per chain,
+ * at most twice (then four times), and ln Z comes from the last run
+ * (result->info says why); with either buffer given, the draws stay the
+ * n_draws per chain that it holds. */
 int gbs_nuts_evidence(gbs_log_density_grad_fn f, void *user, int64_t d,
                       int64_t n_chains, int64_t n_draws,
                       const gbs_nuts_options *nuts_opt,

@@ -23,6 +23,13 @@ import (
 // goroutines (one chain each).
 type LogDensityGrad func(grad, x []float64) (float64, error)
 
+// DefaultWarmup and DefaultDraws are the iterations per chain of warm-up
+// and of kept draws when Settings leaves them zero.
+const (
+	DefaultWarmup = 1000
+	DefaultDraws  = 1000
+)
+
 // Settings configures Sample. The zero value, and a nil *Settings, select
 // the defaults documented on each field.
 type Settings struct {
@@ -30,10 +37,11 @@ type Settings struct {
 	// len(Init) when Init is given.
 	Chains int
 	// Warmup is the number of adaptation iterations per chain; default
-	// 1000. A negative value means no warmup at all: the metric stays the
+	// DefaultWarmup. A negative value means no warmup at all: the metric stays the
 	// identity and the step size is StepSize (or the heuristic's choice).
 	Warmup int
-	// Draws is the number of kept draws per chain after warmup; default 1000.
+	// Draws is the number of kept draws per chain after warmup; default
+	// DefaultDraws.
 	Draws int
 	// MaxDepth caps the tree depth, so a transition takes at most
 	// 2^MaxDepth - 1 leapfrog steps; default 10, at most 30.
@@ -237,12 +245,12 @@ func newConfig(d int, s *Settings) (*config, error) {
 	c.warmup = c.Warmup
 	switch {
 	case c.Warmup == 0:
-		c.warmup = 1000
+		c.warmup = DefaultWarmup
 	case c.Warmup < 0:
 		c.warmup = 0
 	}
 	if c.Draws == 0 {
-		c.Draws = 1000
+		c.Draws = DefaultDraws
 	}
 	if c.MaxDepth == 0 {
 		c.MaxDepth = 10
