@@ -28,6 +28,23 @@ func methodFromC(code C.int32_t) (gbs.Method, error) {
 	return 0, argError("gbs_evidence_options.method = %d is not a GBS_METHOD_* value", int32(code))
 }
 
+// evidenceOptionsOldSize is the size of gbs_evidence_options before the
+// anneal field was added at its end, which callers built against the
+// older header still pass.
+var evidenceOptionsOldSize = unsafe.Offsetof(C.gbs_evidence_options{}.anneal)
+
+// annealCodes lists the GBS_ANNEAL_* codes in the order of gbs.Anneal.
+var annealCodes = [...]C.int32_t{
+	gbs.AnnealAuto: C.GBS_ANNEAL_AUTO,
+	gbs.AnnealOff:  C.GBS_ANNEAL_OFF,
+	gbs.AnnealOn:   C.GBS_ANNEAL_ON,
+}
+
+// readEvidenceOptions reads the evidence options at p (nil: defaults).
+func readEvidenceOptions(p *C.gbs_evidence_options) (C.gbs_evidence_options, error) {
+	return readOptionsFrom(p, "gbs_evidence_options", evidenceOptionsOldSize)
+}
+
 // evidenceSettings converts the evidence options for samples of dimension d.
 func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	const name = "gbs_evidence_options"
@@ -49,6 +66,15 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if o.coverage_check != C.GBS_COVERAGE_CHECK_AUTO && o.coverage_check != C.GBS_COVERAGE_CHECK_OFF {
 		return gbs.Settings{}, argError("%s.coverage_check = %d is not a GBS_COVERAGE_CHECK_* value", name, int32(o.coverage_check))
 	}
+	anneal := -1
+	for a, c := range annealCodes {
+		if c == o.anneal {
+			anneal = a
+		}
+	}
+	if anneal < 0 {
+		return gbs.Settings{}, argError("%s.anneal = %d is not a GBS_ANNEAL_* value", name, int32(o.anneal))
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return gbs.Settings{}, err
@@ -56,6 +82,7 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	return gbs.Settings{
 		NoCrossFit:      o.cross_fit == C.GBS_CROSS_FIT_OFF,
 		NoCoverageCheck: o.coverage_check == C.GBS_COVERAGE_CHECK_OFF,
+		Anneal:          gbs.Anneal(anneal),
 		Method:          m,
 		NQ:              int(o.n_q),
 		Seed:            uint64(o.seed),
@@ -72,7 +99,7 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 // evidenceArgs reads the evidence options of a call on d-dimensional
 // points and views its trace buffer.
 func evidenceArgs(opt *C.gbs_evidence_options, d int, trace *C.gbs_trace_point, traceCap C.int64_t) (C.gbs_evidence_options, gbs.Settings, []C.gbs_trace_point, error) {
-	o, err := readOptions(opt, "gbs_evidence_options")
+	o, err := readEvidenceOptions(opt)
 	if err != nil {
 		return o, gbs.Settings{}, nil, err
 	}

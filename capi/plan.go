@@ -28,7 +28,7 @@ func gbsgo_evidence_plan(nChains, nDraws, d C.int64_t, haveLogP C.int32_t, opt *
 		if _, err := count([]string{"n_chains", "n_draws", "d"}, nChains, nDraws, d); err != nil {
 			return err
 		}
-		o, err := readOptions(opt, "gbs_evidence_options")
+		o, err := readEvidenceOptions(opt)
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 		if err != nil {
 			return err
 		}
-		o, err := readOptions(opt, "gbs_evidence_options")
+		o, err := readEvidenceOptions(opt)
 		if err != nil {
 			return err
 		}

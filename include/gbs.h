@@ -265,6 +265,18 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
 #define GBS_COVERAGE_CHECK_AUTO 0 /* on for the bridge.  Default */
 #define GBS_COVERAGE_CHECK_OFF 1  /* off */
 
+/* The annealed bridge (gbs_evidence_options.anneal; docs/benchmarks.md,
+ * "The annealed bridge"): where the draws are few for the dimension
+ * (d^2/(4n) of at least 1 nat for n draws per fit) and the direct bridge's
+ * overlap is poor, q is joined to p by the geometric path q^(1-b) p^b, and
+ * particles from q and from held-out draws cross it (one log-density call
+ * per particle and rung, no gradient; result->info says when it ran, with
+ * its rungs and calls, which ncall includes). */
+#define GBS_ANNEAL_AUTO 0 /* only where the direct bridge's diagnostics say
+                             it is unreliable.  Default */
+#define GBS_ANNEAL_OFF 1  /* never: the direct bridge, as in Jia & Seljak */
+#define GBS_ANNEAL_ON 2   /* always (bridge method) */
+
 /* gbs_evidence_options.independent: what the chains are.  Any other
  * non-zero value means GBS_DRAWS_INDEPENDENT, as before these names. */
 #define GBS_DRAWS_CHAINS 0      /* MCMC chains (default) */
@@ -309,6 +321,9 @@ typedef struct gbs_evidence_options {
   int32_t coverage_check; /* GBS_COVERAGE_CHECK_*; default auto.  ABI
                           version 3 (it fills what was padding: the
                           struct's size is unchanged) */
+  int32_t anneal;      /* GBS_ANNEAL_*; default auto.  Added after ABI
+                          version 3 at the end: a size from an older header
+                          (up to coverage_check) is accepted and means auto */
 } gbs_evidence_options;
 
 /* ln Z estimated from the first n_q proposal draws. */

@@ -60,7 +60,8 @@ class EvidenceOptions(Structure):
                 ("batch_size", c_int64), ("ncall", c_int64),
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
                 ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
-                ("cross_fit", c_int32), ("coverage_check", c_int32)]
+                ("cross_fit", c_int32), ("coverage_check", c_int32),
+                ("anneal", c_int32)]
 
 
 class TracePoint(Structure):
@@ -123,6 +124,10 @@ class NutsOptions(Structure):
 DRAWS_CHAINS = 0
 DRAWS_INDEPENDENT = 1
 DRAWS_ENSEMBLE = 2
+
+
+# gbs_evidence_options.anneal (GBS_ANNEAL_*).
+ANNEAL = {"auto": 0, "off": 1, "on": 2}
 
 
 # gbs_nuts_options.global_moves (GBS_GLOBAL_*).

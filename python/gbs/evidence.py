@@ -32,7 +32,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
              thin: int = 1, independent: bool = False, ncall: Optional[int] = None,
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
              f_eva: Optional[float] = None, cross_fit: bool = True,
-             coverage_check: bool = True, name: Optional[str] = None,
+             coverage_check: bool = True, anneal: str = "auto", name: Optional[str] = None,
              repetitions: int = 1, strict: bool = False) -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
@@ -172,6 +172,16 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         ``ncall``); its numbers are ``diagnostics.coverage_*``
         (the Diagnostics page of the documentation, section 8). False:
         off.
+    anneal : {"auto", "off", "on"}, default "auto"
+        For ``method="bridge"``: the annealed bridge, which joins q to p
+        by the geometric path q^(1-β) p^β and crosses it with particles
+        from q and from held-out draws (one log-density call per particle
+        and rung, no gradient, counted in ``ncall``). "auto" uses it only
+        where the draws are few for the dimension (d²/(4n) of at least 1
+        nat for n draws per fit) and the direct bridge's overlap is poor,
+        as at d = 1000 with 2·10^4 draws; "off" never (the direct bridge,
+        as in the paper); "on" always. ``Result.info`` says when it ran,
+        with its rungs and calls.
     name : str, optional
         The model's name, kept as ``Result.name``: :func:`gbs.compare` and
         :func:`gbs.bayes_factor` label the model with it.
@@ -247,7 +257,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     settings = check_settings(method=method, n_q=n_q, seed=seed, bounds=bounds, pool=pool,
                               progress=progress, discard=discard, thin=thin, independent=independent,
                               ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
-                              cross_fit=cross_fit, coverage_check=coverage_check, name=name,
+                              cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal, name=name,
                               repetitions=repetitions)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     if dr.ensemble:

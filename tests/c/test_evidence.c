@@ -148,6 +148,44 @@ static void test_funnel(void) {
                        &e2) == GBS_ERR_ARGUMENT, "coverage_check = 2 accepted");
     gbs_free_error(e2);
   }
+  /* The annealed bridge: auto leaves these draws to the direct bridge
+   * (off gives the same bits), on anneals and says so in info, counting its
+   * calls; an unknown code is an argument error, and a struct from the
+   * header before the field (its size ends at coverage_check) means auto. */
+  {
+    gbs_evidence_options a = opt;
+    a.anneal = GBS_ANNEAL_OFF;
+    gbs_result r2 = {sizeof r2};
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
+                          0, &err));
+    CHECK(r2.logz == res.logz, "anneal off: %.17g vs auto %.17g", r2.logz, res.logz);
+    gbs_free_warnings(r2.warnings);
+    gbs_free_warnings(r2.info);
+    a.anneal = GBS_ANNEAL_ON;
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
+                          0, &err));
+    int annealed = 0;
+    for (int64_t i = 0; i < r2.n_info; i++)
+      annealed |= strstr(r2.info[i], "annealed bridge used") != NULL;
+    CHECK(annealed && r2.ncall > res.ncall && fabs(r2.logz - FUNNEL_LOGZ) < 4 * r2.logzerr,
+          "anneal on: info %d, ncall %lld vs %lld, ln Z %g +/- %g", annealed,
+          (long long)r2.ncall, (long long)res.ncall, r2.logz, r2.logzerr);
+    gbs_free_warnings(r2.warnings);
+    gbs_free_warnings(r2.info);
+    a.anneal = 3;
+    char *e2 = NULL;
+    CHECK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL, 0,
+                       &e2) == GBS_ERR_ARGUMENT && e2 && strstr(e2, "anneal"),
+          "anneal = 3: %s", e2 ? e2 : "accepted");
+    gbs_free_error(e2);
+    a.anneal = GBS_ANNEAL_ON; /* past the old size: must be ignored */
+    a.size = offsetof(gbs_evidence_options, anneal);
+    CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
+                          0, &err));
+    CHECK(r2.logz == res.logz, "old-size options: %.17g vs %.17g", r2.logz, res.logz);
+    gbs_free_warnings(r2.warnings);
+    gbs_free_warnings(r2.info);
+  }
   CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 3,
         "ABI version %d", gbs_abi_version());
 

@@ -8,7 +8,9 @@ and sizeof, and compares them with the ctypes struct that _lib.STRUCTS maps
 the name to: the same fields in the same order, of the type the header
 declares, at the same offsets, with the same sizes. A field added to the
 header and not to _lib.py (or the other way round), a reordered field or a
-changed type fails here instead of corrupting memory at run time.
+changed type fails here instead of corrupting memory at run time. The
+codes _lib.py writes into the option structs (GBS_METHOD_*, GBS_ANNEAL_*,
+...) are compared with the header's macros the same way.
 """
 
 import ctypes
@@ -124,3 +126,18 @@ def test_diagnostics_fields_come_from_the_c_struct():
     assert Diagnostics._FIELDS == tuple(f for f, _ in _lib.CDiagnostics._fields_)
     # The annotations (for type checkers) name the same fields.
     assert set(Diagnostics.__annotations__) - {"_FIELDS"} == set(Diagnostics._FIELDS)
+
+
+def test_codes_match_the_header(tmp_path):
+    # The codes _lib.py passes in the option structs are the header's macros.
+    want = {"GBS_METHOD_%s" % k.upper(): v for k, v in _lib.METHODS.items()}
+    want.update({"GBS_ANNEAL_%s" % k.upper(): v for k, v in _lib.ANNEAL.items()})
+    want.update({"GBS_DRAWS_%s" % k: getattr(_lib, "DRAWS_" + k) for k in ("CHAINS", "INDEPENDENT", "ENSEMBLE")})
+    want.update({"GBS_GLOBAL_%s" % k: getattr(_lib, "GLOBAL_" + k) for k in ("DEFAULT", "ON", "OFF")})
+    c, exe = tmp_path / "codes.c", tmp_path / "codes"
+    c.write_text('#include <stdio.h>\n#include "gbs.h"\nint main(void) {\n%s  return 0;\n}\n' % "".join(
+        '  printf("%s %%lld\\n", (long long)(%s));\n' % (n, n) for n in sorted(want)))
+    subprocess.run([CC, "-std=c11", "-Wall", "-Werror", "-I", os.path.dirname(HEADER), "-o", str(exe), str(c)],
+                   check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    assert dict(zip(out[::2], map(int, out[1::2]))) == want

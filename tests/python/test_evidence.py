@@ -83,6 +83,20 @@ def test_explicit_n_q_and_trace():
     assert res.trace[-1, 1] == res.logz
 
 
+def test_anneal_setting():
+    # "auto" leaves well-sampled draws to the direct bridge ("off" gives the
+    # same number); "on" anneals, says so in info and counts its calls.
+    x = np.random.default_rng(6).normal(size=(4000, 2))
+    auto = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True)
+    off = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True, anneal="off")
+    on = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True, anneal="on")
+    assert off.logz == auto.logz and not any("annealed" in m for m in auto.info)
+    assert any(m.startswith("annealed bridge used") for m in on.info) and on.ncall > auto.ncall
+    within(on, C, 0.05)
+    with pytest.raises(ValueError, match="anneal must be one of 'auto', 'off', 'on', not 'yes'"):
+        gbs.evidence(gauss_vec, x, vectorize=True, anneal="yes")
+
+
 def test_args_kwargs_and_blobs():
     x = np.random.default_rng(3).normal(size=(3000, 2))
 
