@@ -19,15 +19,6 @@ var methodCodes = [...]C.int32_t{
 	gbs.Warp3:  C.GBS_METHOD_WARP3,
 }
 
-func methodFromC(code C.int32_t) (gbs.Method, error) {
-	for m, c := range methodCodes {
-		if c == code {
-			return gbs.Method(m), nil
-		}
-	}
-	return 0, argError("gbs_evidence_options.method = %d is not a GBS_METHOD_* value", int32(code))
-}
-
 // evidenceOptionsOldSize is the size of gbs_evidence_options before the
 // anneal field was added at its end, which callers built against the
 // older header still pass.
@@ -48,7 +39,7 @@ func readEvidenceOptions(p *C.gbs_evidence_options) (C.gbs_evidence_options, err
 // evidenceSettings converts the evidence options for samples of dimension d.
 func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	const name = "gbs_evidence_options"
-	m, err := methodFromC(o.method)
+	m, err := codeIndex(methodCodes[:], o.method, name+".method", "GBS_METHOD_*")
 	if err != nil {
 		return gbs.Settings{}, err
 	}
@@ -66,14 +57,9 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if o.coverage_check != C.GBS_COVERAGE_CHECK_AUTO && o.coverage_check != C.GBS_COVERAGE_CHECK_OFF {
 		return gbs.Settings{}, argError("%s.coverage_check = %d is not a GBS_COVERAGE_CHECK_* value", name, int32(o.coverage_check))
 	}
-	anneal := -1
-	for a, c := range annealCodes {
-		if c == o.anneal {
-			anneal = a
-		}
-	}
-	if anneal < 0 {
-		return gbs.Settings{}, argError("%s.anneal = %d is not a GBS_ANNEAL_* value", name, int32(o.anneal))
+	anneal, err := codeIndex(annealCodes[:], o.anneal, name+".anneal", "GBS_ANNEAL_*")
+	if err != nil {
+		return gbs.Settings{}, err
 	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
@@ -83,7 +69,7 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 		NoCrossFit:      o.cross_fit == C.GBS_CROSS_FIT_OFF,
 		NoCoverageCheck: o.coverage_check == C.GBS_COVERAGE_CHECK_OFF,
 		Anneal:          gbs.Anneal(anneal),
-		Method:          m,
+		Method:          gbs.Method(m),
 		NQ:              int(o.n_q),
 		Seed:            uint64(o.seed),
 		FErr:            float64(o.f_err),

@@ -57,14 +57,9 @@ func globalSettings(o *C.gbs_nuts_options) (gbs.GlobalSettings, error) {
 // nutsSettings converts the NUTS options for the given shape.
 func nutsSettings(o *C.gbs_nuts_options, d, chains, draws int) (nuts.Settings, error) {
 	const name = "gbs_nuts_options"
-	metric := -1
-	for m, c := range metricCodes {
-		if c == o.metric {
-			metric = m
-		}
-	}
-	if metric < 0 {
-		return nuts.Settings{}, argError("%s.metric = %d is not a GBS_METRIC_* value", name, int32(o.metric))
+	metric, err := codeIndex(metricCodes[:], o.metric, name+".metric", "GBS_METRIC_*")
+	if err != nil {
+		return nuts.Settings{}, err
 	}
 	init, err := optionalDoubles(o.init, chains*d, name+".init")
 	if err != nil {

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -84,6 +85,16 @@ func checkSize(p unsafe.Pointer, known uintptr, name string, zeroTail bool) erro
 // maxElems bounds the length of a C array: 2^44 doubles are 128 TiB, the
 // whole user address space of x86-64.
 const maxElems = 1 << 44
+
+// codeIndex returns the index of code in codes, the table of a C enum's
+// values in the order of the Go type's, or an error naming the field and
+// the macros it takes.
+func codeIndex(codes []C.int32_t, code C.int32_t, field, macros string) (int, error) {
+	if i := slices.Index(codes, code); i >= 0 {
+		return i, nil
+	}
+	return 0, argError("%s = %d is not a %s value", field, int32(code), macros)
+}
 
 // count checks that the sizes are positive and that their product fits,
 // and returns the product. names name the sizes in messages.
