@@ -80,7 +80,11 @@ const (
 // Over 64 funnel runs at seeds 920000-920063, 3 had chains that had not
 // mixed by that rule (R-hat 1.088 and 1.084 with tail ESS below 20; a bulk
 // ESS of 99) and warned, although ln Z was within 1.2σ; in the others
-// the check costs a few milliseconds.
+// the check costs a few milliseconds. At seeds 940000-940063 four runs
+// were lengthened (three for divergences beyond 1 %, one for a bulk ESS
+// of 88), all then quiet and within 1.4σ, and no run warned; the mean
+// gradient calls over the 64 runs were 2.33 M (2.17 M at seeds 920000+
+// with the unmixed rule alone).
 const PipelineRetryDrawsFactor = 2
 
 // PipelineResult is the outcome of sampling followed by evidence.
