@@ -26,9 +26,7 @@ import (
 //
 //	GBS_MEASURE=1 GBS_REPS=32 go test -run TestMeasureEnsembleBanana -v -timeout 2h ./gbs/
 func TestMeasureEnsembleBanana(t *testing.T) {
-	if os.Getenv("GBS_MEASURE") == "" {
-		t.Skip("set GBS_MEASURE=1 to run")
-	}
+	skipUnlessMeasuring(t)
 	runs, thin := envInt("GBS_REPS", 32), envInt("GBS_THIN", 10)
 	steps := []int{20000, 60000}
 	if v := os.Getenv("GBS_STEPS"); v != "" {
@@ -116,6 +114,15 @@ func bananaLogP(dst, x []float64) error {
 		dst[i] = -a*a/18 - 0.5*(b-a*a)*(b-a*a)
 	}
 	return nil
+}
+
+// skipUnlessMeasuring skips a measurement study (minutes to hours of CPU,
+// numbers for docs/benchmarks.md, no assertion) unless GBS_MEASURE is set.
+func skipUnlessMeasuring(t *testing.T) {
+	t.Helper()
+	if os.Getenv("GBS_MEASURE") == "" {
+		t.Skip("set GBS_MEASURE=1 to run")
+	}
 }
 
 func envInt(k string, def int) int {

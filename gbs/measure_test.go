@@ -3,7 +3,6 @@ package gbs_test
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 	"time"
 
@@ -22,9 +21,7 @@ import (
 //
 //	GBS_MEASURE=1 GBS_REPS=4 go test -run TestMeasureRingFlow -v ./gbs/
 func TestMeasureRingFlow(t *testing.T) {
-	if os.Getenv("GBS_MEASURE") == "" {
-		t.Skip("set GBS_MEASURE=1 to run")
-	}
+	skipUnlessMeasuring(t)
 	reps := envInt("GBS_REPS", 3)
 	p := problems.Ring()
 	d := p.Dim
