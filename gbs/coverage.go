@@ -42,6 +42,10 @@ import (
 // over quantities and sides), and the chains visited at least
 // coverageMinPoints distinct proposals there (one heavy-weighted draw of
 // q's tail is not evidence).
+//
+// The same chains' log p is compared with the posterior draws' by a
+// two-sample test (twosample.go): it sees mass the draws reached in the
+// wrong proportion, inside their range.
 
 // Settings of the check; docs/diagnostics.md states them.
 const (
@@ -89,6 +93,8 @@ type coveragePool struct {
 	lo, hi []float64  // the posterior draws' range: coordinates, then log p
 	nq, nw int        // draws from q and from the widened copy
 	tau    float64    // the pass's autocorrelation time of log q/p
+	// nchains is the number of chains useLogP holds, one after the other.
+	nchains int
 	// useLogP is log p at the pass's posterior draws; calls the
 	// log-density calls spent on the widened draws.
 	useLogP  []float64
@@ -118,7 +124,7 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 	}
 	d := e.s.Dim
 	m := coverageQuantities(d)
-	cp := &coveragePool{d: d, lo: make([]float64, m), hi: make([]float64, m), tau: tau, useLogP: lp}
+	cp := &coveragePool{d: d, lo: make([]float64, m), hi: make([]float64, m), tau: tau, useLogP: lp, nchains: h.nchains}
 	cp.f, _ = q.(*flow.Flow)
 	for k := range m {
 		cp.lo[k], cp.hi[k] = math.Inf(1), math.Inf(-1)
@@ -289,6 +295,18 @@ type coverageTally struct {
 	far     []float64        // per code: the most extreme value visited
 	total   int              // chain steps in all
 	moves   int              // accepted moves in all
+	// passes holds each pass's independence chains for the two-sample
+	// test.
+	passes []chainStates
+}
+
+// chainStates are one pass's independence chains after their burn-in:
+// each chain's log p, their accepted moves, and the effective size
+// (Σw)²/Σw² of the pool's weights p/q.
+type chainStates struct {
+	logp  [][]float64
+	moves int
+	kish  float64
 }
 
 // run runs the independence chains over the pool and adds their visits
@@ -328,6 +346,7 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 			lw[i] = math.Inf(-1)
 		}
 	}
+	pass := chainStates{kish: kishSize(lw)}
 	beyond := make(map[int32][]int32) // pool entry -> indices into beyond*
 	for j, at := range cp.beyondAt {
 		beyond[at] = append(beyond[at], int32(j))
@@ -336,6 +355,7 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 	for c := range coverageChains {
 		seg := perm[c*n/coverageChains : (c+1)*n/coverageChains]
 		cur := seg[0]
+		states := make([]float64, 0, len(seg))
 		for step, j := range seg[1:] {
 			burn := step < int(coverageBurnIn*float64(len(seg)))
 			// Accept with probability min(1, w(j)/w(cur)); a chain that
@@ -347,12 +367,14 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 				cur = j
 				if !burn {
 					t.moves++
+					pass.moves++
 				}
 			}
 			if burn {
 				continue
 			}
 			t.total++
+			states = append(states, cp.logp[cur])
 			for _, b := range beyond[int32(cur)] {
 				k := cp.beyondCode[b]
 				t.steps[k]++
@@ -370,17 +392,19 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 				}
 			}
 		}
+		pass.logp = append(pass.logp, states)
 	}
+	t.passes = append(t.passes, pass)
 }
 
 // coverageRun runs the independence chains of every pass and returns the
 // worst quantity and side. It needs log p at every posterior draw the
 // passes use (the pools' useLogP).
-func (e *estimation) coverageRun() coverageStat {
+func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	d := e.s.Dim
 	st := coverageStat{code: -1, frac: math.NaN(), limit: math.NaN()}
 	if len(e.covPools) == 0 {
-		return st
+		return st, nil
 	}
 	// The log p range: every pass's posterior draws (all draws when
 	// cross-fitting).
@@ -412,7 +436,7 @@ func (e *estimation) coverageRun() coverageStat {
 		cp.run(t, rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, streamCoverage), uint64(i))))
 	}
 	if t.total == 0 {
-		return st
+		return st, t
 	}
 	st.neff = float64(n)
 	if !e.s.Independent {
@@ -438,7 +462,7 @@ func (e *estimation) coverageRun() coverageStat {
 		}
 	}
 	if st.code < 0 {
-		return st
+		return st, t
 	}
 	q := st.code / 2
 	st.edge = e.covPools[0].lo[q]
@@ -446,7 +470,7 @@ func (e *estimation) coverageRun() coverageStat {
 		st.edge = e.covPools[0].hi[q]
 	}
 	st.far = t.far[st.code]
-	return st
+	return st, t
 }
 
 // coverageLimit is the fraction of n steps of the independence chains
@@ -474,10 +498,11 @@ func (e *estimation) diagnoseCoverage() {
 	if len(e.covPools) == 0 {
 		return
 	}
-	st := e.coverageRun()
+	st, t := e.coverageRun()
 	for _, cp := range e.covPools {
 		e.diag.CoverageCalls += int(cp.calls)
 	}
+	e.diagnoseCoverageKS(t)
 	e.diag.CoverageFrac, e.diag.CoverageLimit = st.frac, st.limit
 	if st.code < 0 {
 		return

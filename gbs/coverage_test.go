@@ -160,3 +160,33 @@ func TestCoverageTruncatedStudentT(t *testing.T) {
 		}
 	}
 }
+
+// A two-component mixture (widths 0.5 and 1, weights 0.3 and 0.7) drawn
+// in equal proportion: every draw lies where p has mass, so the edge
+// statistic cannot see it, but the distribution of log p differs; the
+// two-sample test flags it, and the draws in the right proportion are
+// not flagged.
+func TestCoverageMisweightedMixture(t *testing.T) {
+	p := problems.StandardMixture(4)
+	means := [][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}
+	for _, w := range []float64{0.3, 0.5} {
+		src := problems.GaussianMixture(4, []float64{w, 1 - w}, means, []float64{0.5, 1}, 0)
+		x := make([]float64, 8000*p.Dim)
+		src.Sample(x, rand.New(rand.NewPCG(1, 0)))
+		s := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Independent: true}
+		res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := res.Checks
+		warned := false
+		for _, m := range res.Warnings {
+			warned = warned || strings.Contains(m, "hold part of p in the wrong proportion")
+		}
+		t.Logf("weight %.1f: ln Z %+.4f ± %.4f off; KS %.3g, limit %.3g at log p %.3g; warnings %q",
+			w, res.LogZ-p.LogZ, res.LogZErr, ck.CoverageKS, ck.CoverageKSLimit, ck.CoverageKSAt, res.Warnings)
+		if right := w == 0.3; right == warned || right != (ck.CoverageKS <= ck.CoverageKSLimit) {
+			t.Errorf("weight %.1f: KS %.3g, limit %.3g, warned %v", w, ck.CoverageKS, ck.CoverageKSLimit, warned)
+		}
+	}
+}

@@ -98,11 +98,21 @@ type Checks struct {
 	OutsideShare float64
 	PileUpWhere  int
 	PileUpRatio  float64
+	// CoverageKS is the coverage check's two-sample statistic: the
+	// largest distance between the distribution functions of log p over
+	// the posterior draws and over a pass's independence chains' states
+	// (twosample.go), for the pass closest to its limit; CoverageKSLimit
+	// is the distance chance exceeds with probability 10^-3 at their
+	// effective sizes, CoverageKSAt the log p where the distance is
+	// largest. NaN when the check did not run or an effective size was
+	// below 100.
+	CoverageKS, CoverageKSLimit, CoverageKSAt float64
 }
 
 func newChecks() Checks {
 	nan := math.NaN()
-	return Checks{StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan}
+	return Checks{StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan,
+		CoverageKS: nan, CoverageKSLimit: nan, CoverageKSAt: nan}
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".

@@ -40,6 +40,9 @@ type Run struct {
 	Clean     bool    `json:"clean"`
 	Seed      uint64  `json:"seed"`
 	Warned    bool    `json:"warned"`
+	KSWarned  bool    `json:"ks_warned"`
+	KS        float64 `json:"ks"`
+	KSLimit   float64 `json:"ks_limit"`
 	Frac      float64 `json:"frac"`
 	Limit     float64 `json:"limit"`
 	Where     int     `json:"where"`
@@ -119,6 +122,11 @@ func sources(n int) []source {
 			return keep(funnel, n, seed, func(x []float64) bool { return x[0] >= -1.5 })
 		}},
 		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15)},
+		// StandardMixture's components (weights 0.3 and 0.7, widths 0.5
+		// and 1) drawn in equal proportion: the range is p's, the
+		// proportion is not.
+		{"mixture-misweighted", false, mix, exact(problems.GaussianMixture(4, []float64{0.5, 0.5},
+			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n)},
 		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05)},
 	}
 }
@@ -194,11 +202,17 @@ func run(src source, seed uint64) Run {
 	}
 	dg := res.Diagnostics
 	r.Frac, r.Limit, r.Where, r.Side, r.Calls = dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, int64(dg.CoverageCalls)
+	// JSON has no NaN: a test that did not run (too few effective
+	// draws) is written as -1.
+	r.KS, r.KSLimit = nanTo(res.Checks.CoverageKS, -1), nanTo(res.Checks.CoverageKSLimit, -1)
 	r.NQ, r.NCall, r.DLogZ, r.LogZErr = res.NQ, res.NCall, res.LogZ-p.LogZ, res.LogZErr
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "the chains appear to miss part of p") {
+		switch {
+		case strings.Contains(w, "the chains appear to miss part of p"):
 			r.Warned = true
-		} else {
+		case strings.Contains(w, "the chains appear to hold part of p in the wrong proportion"):
+			r.KSWarned = true
+		default:
 			r.OtherWarn++
 		}
 	}
@@ -209,7 +223,8 @@ func summarize(runs []Run) {
 	type agg struct {
 		clean                  bool
 		n, warned, errs, other int
-		ratios, cost, dz       []float64
+		ksWarned               int
+		ratios, ks, cost, dz   []float64
 	}
 	byCase := map[string]*agg{}
 	var order []string
@@ -228,6 +243,12 @@ func summarize(runs []Run) {
 		if r.Warned {
 			a.warned++
 		}
+		if r.KSWarned {
+			a.ksWarned++
+		}
+		if r.KSLimit > 0 { // the test ran
+			a.ks = append(a.ks, r.KS/r.KSLimit)
+		}
 		if r.OtherWarn > 0 {
 			a.other++
 		}
@@ -236,13 +257,20 @@ func summarize(runs []Run) {
 		a.dz = append(a.dz, r.DLogZ/r.LogZErr)
 	}
 	w := tabwriter.NewWriter(os.Stderr, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "case\tclean\truns\tcoverage warnings\tfrac/limit median\tmax\tcalls/n_q\tmedian dlnZ/σ\tother warnings\terrors")
+	fmt.Fprintln(w, "case\tclean\truns\tedge warnings\tfrac/limit median\tmax\tKS warnings\tKS/limit median\tmax\tcalls/n_q\tmedian dlnZ/σ\tother warnings\terrors")
 	for _, c := range order {
 		a := byCase[c]
-		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%.2g\t%.2g\t%.3f\t%+.1f\t%d\t%d\n", c, a.clean, a.n, a.warned,
-			median(a.ratios), maxOf(a.ratios), median(a.cost), median(a.dz), a.other, a.errs)
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%.2g\t%.2g\t%d\t%.2g\t%.2g\t%.3f\t%+.1f\t%d\t%d\n", c, a.clean, a.n, a.warned,
+			median(a.ratios), maxOf(a.ratios), a.ksWarned, median(a.ks), maxOf(a.ks), median(a.cost), median(a.dz), a.other, a.errs)
 	}
 	w.Flush()
+}
+
+func nanTo(v, alt float64) float64 {
+	if math.IsNaN(v) {
+		return alt
+	}
+	return v
 }
 
 func median(v []float64) float64 {
