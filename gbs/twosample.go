@@ -46,9 +46,12 @@ const (
 )
 
 // ksDistance returns the largest distance between the empirical
-// distribution functions of a and b (sorted in place), the value at which
-// it is reached, and the two distribution functions there.
+// distribution functions of a and b (sorted in place; NaNs are dropped),
+// the value at which it is reached, and the two distribution functions
+// there.
 func ksDistance(a, b []float64) (dist, at, fa, fb float64) {
+	isNaN := func(v float64) bool { return v != v }
+	a, b = slices.DeleteFunc(a, isNaN), slices.DeleteFunc(b, isNaN)
 	slices.Sort(a)
 	slices.Sort(b)
 	na, nb := float64(len(a)), float64(len(b))

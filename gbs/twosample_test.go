@@ -18,6 +18,11 @@ func TestKSDistance(t *testing.T) {
 	if d, _, _, _ := ksDistance([]float64{1, 1, 2}, []float64{2, 1, 1}); d != 0 {
 		t.Errorf("distance of equal samples = %v", d)
 	}
+	// NaNs are dropped (a NaN would stop the merge from advancing);
+	// -Inf (outside the support) is a value.
+	if d, _, _, _ := ksDistance([]float64{math.NaN(), math.Inf(-1), 1}, []float64{1, math.NaN(), math.Inf(-1)}); d != 0 {
+		t.Errorf("distance with NaNs and -Inf = %v", d)
+	}
 }
 
 func TestKSLimit(t *testing.T) {

@@ -261,7 +261,9 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
  * docs/diagnostics.md, section 8): short independence Metropolis-Hastings
  * chains proposed by the fitted flow and a widened copy of it look for mass
  * of p beyond the range of the draws, which every chain may have missed
- * alike.  It costs about n_q/10 log-density calls, counted in ncall. */
+ * alike, and compare their log p with the draws' by a two-sample test
+ * (mass reached in the wrong proportion; its numbers are in the warning).
+ * It costs about n_q/10 log-density calls, counted in ncall. */
 #define GBS_COVERAGE_CHECK_AUTO 0 /* on for the bridge.  Default */
 #define GBS_COVERAGE_CHECK_OFF 1  /* off */
 

@@ -607,7 +607,9 @@ class Diagnostics:
         fraction of the independence Metropolis-Hastings chains' steps
         beyond the range of the draws at the worst quantity and side (0
         when none had enough distinct points there), and the limit above
-        which it warns; nan when the check did not run.
+        which it warns; nan when the check did not run. The check's
+        two-sample test of log p (mass reached in the wrong proportion)
+        reports through its warning only.
     coverage_where, coverage_side : str, int
         That quantity ("x[k]" or "log p"; None when none) and side (-1
         below the range, +1 above, 0 none).
