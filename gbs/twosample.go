@@ -50,8 +50,7 @@ const (
 // the value at which it is reached, and the two distribution functions
 // there.
 func ksDistance(a, b []float64) (dist, at, fa, fb float64) {
-	isNaN := func(v float64) bool { return v != v }
-	a, b = slices.DeleteFunc(a, isNaN), slices.DeleteFunc(b, isNaN)
+	a, b = slices.DeleteFunc(a, math.IsNaN), slices.DeleteFunc(b, math.IsNaN)
 	slices.Sort(a)
 	slices.Sort(b)
 	na, nb := float64(len(a)), float64(len(b))
