@@ -41,7 +41,8 @@ import (
 // this bound sets for a false-alarm rate alpha per call (the union bound
 // over quantities and sides), and the chains visited at least
 // coverageMinPoints distinct proposals there (one heavy-weighted draw of
-// q's tail is not evidence).
+// q's tail is not evidence) and the excess does not rest on the one
+// point they held longest (oneHeldPoint).
 //
 // The same chains' log p is compared with the posterior draws' by a
 // two-sample test (twosample.go): it sees mass the draws reached in the
@@ -290,11 +291,13 @@ type coverageStat struct {
 // coverageTally accumulates the independence chains' visits beyond the
 // range over the passes' pools.
 type coverageTally struct {
-	steps   []int            // per code: chain steps beyond
-	visited []map[int32]bool // per code: the distinct pool entries visited
-	far     []float64        // per code: the most extreme value visited
-	total   int              // chain steps in all
-	moves   int              // accepted moves in all
+	steps []int // per code: chain steps beyond
+	// held counts, per code, the chain steps at each distinct pool
+	// entry visited beyond the range.
+	held  []map[int32]int
+	far   []float64 // per code: the most extreme value visited
+	total int       // chain steps in all
+	moves int       // accepted moves in all
 	// passes holds each pass's independence chains for the two-sample
 	// test.
 	passes []chainStates
@@ -378,11 +381,11 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 			for _, b := range beyond[int32(cur)] {
 				k := cp.beyondCode[b]
 				t.steps[k]++
-				if t.visited[k] == nil {
-					t.visited[k] = make(map[int32]bool)
+				if t.held[k] == nil {
+					t.held[k] = make(map[int32]int)
 				}
-				if !t.visited[k][b] {
-					t.visited[k][b] = true
+				t.held[k][b]++
+				if t.held[k][b] == 1 {
 					v := cp.beyondVal[b]
 					if k%2 == 0 {
 						t.far[k] = math.Min(t.far[k], v)
@@ -420,7 +423,7 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 		cp.lo[d], cp.hi[d] = lo, hi
 	}
 	m := coverageQuantities(d)
-	t := &coverageTally{steps: make([]int, 2*m), visited: make([]map[int32]bool, 2*m), far: make([]float64, 2*m)}
+	t := &coverageTally{steps: make([]int, 2*m), held: make([]map[int32]int, 2*m), far: make([]float64, 2*m)}
 	for k := range t.far {
 		t.far[k] = math.NaN()
 		if k%2 == 0 {
@@ -456,9 +459,9 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	worst := -1.0
 	for k, s := range t.steps {
 		f := float64(s) / float64(t.total)
-		if r := f / st.limit; len(t.visited[k]) >= coverageMinPoints && r > worst {
+		if r := f / st.limit; r > worst && len(t.held[k]) >= coverageMinPoints && !oneHeldPoint(t.held[k], t.total, st.neff) {
 			worst = r
-			st.frac, st.points, st.code = f, len(t.visited[k]), k
+			st.frac, st.points, st.code = f, len(t.held[k]), k
 		}
 	}
 	if st.code < 0 {
@@ -471,6 +474,25 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	}
 	st.far = t.far[st.code]
 	return st, t
+}
+
+// oneHeldPoint says whether the chain steps beyond the range rest on one
+// point: without the point the chains held longest, the steps at the
+// others are no more than the share draws of p leave beyond the extreme
+// of neff draws on average, 1/(neff+1) of total. A point of q's tail
+// with a heavy weight p/q holds an independence chain for many steps; on
+// the ring's NUTS draws (seed 4) one such point held 1429 of the 1435
+// steps beyond the range of x[13], 5.6 times the limit, at 4 distinct
+// points, ln Z right. Where the chains found mass the draws missed (the
+// funnel without its neck, 14 warnings in 16 seeds), the other points
+// held 16 to 72 per cent of the steps beyond.
+func oneHeldPoint(held map[int32]int, total int, neff float64) bool {
+	sum, most := 0, 0
+	for _, h := range held {
+		sum += h
+		most = max(most, h)
+	}
+	return float64(sum-most) <= float64(total)/(neff+1)
 }
 
 // coverageLimit is the fraction of n steps of the independence chains

@@ -368,7 +368,8 @@ typedef struct gbs_diagnostics {
   double coverage_frac;   /* the independence chains' fraction of steps
                              beyond the range of the draws, at the worst
                              quantity and side (0: none had enough distinct
-                             points there; NaN: the check did not run) */
+                             points there, or the excess rested on one
+                             point; NaN: the check did not run) */
   double coverage_limit;  /* the limit it is compared with: a warning above
                              it (false-alarm rate about 1e-3 per call) */
   int64_t coverage_where; /* the quantity: a coordinate, or log p (-1) */

@@ -571,7 +571,8 @@ class Diagnostics:
         Short independence Metropolis-Hastings chains proposed by the flow
         (and a widened copy) warn when their fraction of steps beyond the
         range of the draws exceeds ``coverage_limit`` (a false-alarm rate of
-        1e-3 per run, times 2) with at least 4 distinct points there:
+        1e-3 per run, times 2) with at least 4 distinct points there, not
+        resting on the one point the chains held longest:
         every chain missed the same mass (a funnel's neck, heavy tails),
         and ln Z is low. Run the sampler longer or with a better
         adaptation there, or reparameterize (non-centred).
@@ -606,7 +607,8 @@ class Diagnostics:
         The coverage check (bridge; section 8 of the Diagnostics page): the
         fraction of the independence Metropolis-Hastings chains' steps
         beyond the range of the draws at the worst quantity and side (0
-        when none had enough distinct points there), and the limit above
+        when none had enough distinct points there, or the excess rested
+        on one point), and the limit above
         which it warns; nan when the check did not run. The check's
         two-sample test of log p (mass reached in the wrong proportion)
         reports through its warning only.
