@@ -63,7 +63,8 @@ type Diagnostics struct {
 	// widened copy of q and targeting p, that lie beyond the range of the
 	// posterior draws in the quantity CoverageWhere (-1: log p) on the
 	// side CoverageSide (-1 below, +1 above; 0 when no quantity had
-	// enough distinct points beyond), the worst over quantities, sides
+	// enough distinct points beyond, or its excess rested on the one
+	// point the chains held longest), the worst over quantities, sides
 	// and passes. For draws of p it is about 1/N_eff; the check warns when
 	// it exceeds CoverageLimit, c/N_eff with c set for a false-alarm rate
 	// of 10^-3 per run. CoverageCalls is the log-density calls the check
