@@ -340,7 +340,7 @@ func (b *bounds) solveBoth(j int, y float64) (t float64, upper bool, logDeriv fl
 
 // deriv returns the derivative D of coordinate j's map at x_j = v and
 // D'/D, the derivative of its log: what the base-space gradient needs.
-// With g_s' = 1/(1 - e^(-t/s)), g_s'' = -g_s'(g_s' - 1)/s.
+// With g_s' = 1/(1 - e^(-t/s)), g_s” = -g_s'(g_s' - 1)/s.
 func (b *bounds) deriv(j int, v float64) (dy, dlog float64) {
 	switch b.kind[j] {
 	case boundBoth:

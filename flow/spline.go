@@ -143,8 +143,8 @@ func (sp *spline) eval(v float64) (y, dy float64) {
 	return y, num * inv * inv
 }
 
-// eval2 returns ψ(v), ψ'(v) and ψ''(v) (zero on the linear tails; the
-// spline is C¹, so ψ'' jumps at the knots).
+// eval2 returns ψ(v), ψ'(v) and ψ”(v) (zero on the linear tails; the
+// spline is C¹, so ψ” jumps at the knots).
 func (sp *spline) eval2(v float64) (y, dy, d2y float64) {
 	n := len(sp.x)
 	if !(v > sp.x[0] && v < sp.x[n-1]) {
