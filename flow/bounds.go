@@ -337,23 +337,3 @@ func (b *bounds) solveBoth(j int, y float64) (t float64, upper bool, logDeriv fl
 	}
 	return t, upper, -math.Log(der)
 }
-
-// deriv returns the derivative D of coordinate j's map at x_j = v and
-// D'/D, the derivative of its log: what the base-space gradient needs.
-// With g_s' = 1/(1 - e^(-t/s)), g_s” = -g_s'(g_s' - 1)/s.
-func (b *bounds) deriv(j int, v float64) (dy, dlog float64) {
-	switch b.kind[j] {
-	case boundBoth:
-		sl, su := b.sLo[j], b.sHi[j]
-		gl, gu := softDeriv(v-b.lo[j], sl), softDeriv(b.hi[j]-v, su)
-		dy = gl + gu
-		return dy, (-gl*(gl-1)/sl + gu*(gu-1)/su) / dy
-	case boundLower:
-		g := softDeriv(v-b.lo[j], b.sLo[j])
-		return g, -(g - 1) / b.sLo[j]
-	case boundUpper:
-		g := softDeriv(b.hi[j]-v, b.sHi[j])
-		return g, (g - 1) / b.sHi[j]
-	}
-	return 1, 0
-}

@@ -143,33 +143,6 @@ func (sp *spline) eval(v float64) (y, dy float64) {
 	return y, num * inv * inv
 }
 
-// eval2 returns ψ(v), ψ'(v) and ψ”(v) (zero on the linear tails; the
-// spline is C¹, so ψ” jumps at the knots).
-func (sp *spline) eval2(v float64) (y, dy, d2y float64) {
-	n := len(sp.x)
-	if !(v > sp.x[0] && v < sp.x[n-1]) {
-		y, dy = sp.eval(v)
-		return y, dy, 0
-	}
-	i := sp.xi.find(v)
-	h, s := sp.h[i], sp.s[i]
-	d0, d1 := sp.d[i], sp.d[i+1]
-	xi := (v - sp.x[i]) * sp.invW[i]
-	om := 1 - xi
-	t := xi * om
-	e := d1 + d0 - 2*s
-	den := s + e*t
-	inv := 1 / den
-	y = sp.y[i] + h*(s*xi*xi+d0*t)*inv
-	num := d1*xi*xi + 2*s*t + d0*om*om
-	dy = s * s * num * inv * inv
-	// ψ' = s² N/D² in ξ, so ψ'' = ψ' (N'/N - 2D'/D) / w.
-	dnum := 2*d1*xi + 2*s*(1-2*xi) - 2*d0*om
-	dden := e * (1 - 2*xi)
-	d2y = dy * (dnum/num - 2*dden*inv) * sp.invW[i]
-	return y, dy, d2y
-}
-
 // inverse returns v = ψ⁻¹(y) and ψ'(v), the reciprocal of the inverse's
 // derivative.
 func (sp *spline) inverse(y float64) (v, dy float64) {

@@ -41,7 +41,7 @@ func TestPipelineLengthensOnEvidenceWarning(t *testing.T) {
 		return r, nil
 	}
 	set := &PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Seed: 5}}
-	r, err := pipeline(context.Background(), sample, nil, gradToBatch(f, d), d, set)
+	r, err := pipeline(context.Background(), sample, gradToBatch(f, d), d, set)
 	if err != nil {
 		t.Fatal(err)
 	}

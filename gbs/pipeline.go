@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gbs-evidence/gbs/ensemble"
-	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
@@ -56,10 +55,6 @@ type PipelineSettings struct {
 	// moves and no Sampler.Init, the chains start at points drawn
 	// uniformly in the central 90 % of the box when the box is finite.
 	Global GlobalSettings
-	// Precondition configures NUTS in the base space of a flow fitted on
-	// a pilot run (see PreconditionSettings); off by default
-	// (PipelinePreconditionDefault). It cannot be combined with Global.
-	Precondition PreconditionSettings
 }
 
 // PipelineTargetAccept is the NUTS acceptance target Pipeline uses when
@@ -148,10 +143,7 @@ func globalAcceptRate(r *nuts.Result) float64 {
 // divergences in Evidence.Info; no chain is dropped.
 func Pipeline(ctx context.Context, f nuts.LogDensityGrad, d int, s *PipelineSettings) (*PipelineResult, error) {
 	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) { return nuts.Sample(ctx, f, d, s) }
-	base := func(ctx context.Context, fl *flow.Flow, s *nuts.Settings) (*nuts.Result, error) {
-		return nuts.Sample(ctx, baseDensity(f, fl), d, s)
-	}
-	return pipeline(ctx, run, base, gradToBatch(f, d), d, s)
+	return pipeline(ctx, run, gradToBatch(f, d), d, s)
 }
 
 // PipelineBatch is Pipeline with a batched density: the chains advance
@@ -166,15 +158,12 @@ func PipelineBatch(ctx context.Context, f nuts.BatchLogDensityGrad, d int, s *Pi
 	run := func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
 		return nuts.SampleBatch(ctx, f, d, s)
 	}
-	base := func(ctx context.Context, fl *flow.Flow, s *nuts.Settings) (*nuts.Result, error) {
-		return nuts.SampleBatch(ctx, baseDensityBatch(f, fl), d, s)
-	}
-	return pipeline(ctx, run, base, gradBatchToBatch(f, d), d, s)
+	return pipeline(ctx, run, gradBatchToBatch(f, d), d, s)
 }
 
 // pipeline runs the sampler through sample and the evidence stage with
 // the log density logp.
-func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) (*nuts.Result, error), base baseSampler, logp LogDensityFunc, d int, s *PipelineSettings) (*PipelineResult, error) {
+func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) (*nuts.Result, error), logp LogDensityFunc, d int, s *PipelineSettings) (*PipelineResult, error) {
 	var cfg PipelineSettings
 	if s != nil {
 		cfg = *s
@@ -202,16 +191,6 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 	)
 	if cfg.Sampler, global, err = WithGlobalMoves(cfg.Sampler, cfg.Global, d); err != nil {
 		return nil, err
-	}
-	precondition, err := cfg.Precondition.on()
-	if err != nil {
-		return nil, err
-	}
-	if precondition {
-		if global || cfg.Sampler.Global != nil {
-			return nil, errors.New("gbs: Precondition and global moves cannot be combined; turn one of them off")
-		}
-		sample = preconditioned(sample, base, cfg.Precondition, d)
 	}
 	start := time.Now()
 	draws, err := sample(ctx, &cfg.Sampler)

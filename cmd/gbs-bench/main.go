@@ -67,9 +67,6 @@ func main() {
 	flag.StringVar(&cfg.global, "global", "default", "global moves from the flow in GBS's sampler: default, on or off")
 	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
 	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
-	flag.StringVar(&cfg.precondition, "precondition", "default", "NUTS in the base space of a flow fitted on a pilot run, in GBS's sampler: default, on or off")
-	flag.IntVar(&cfg.pilotDraws, "pilot-draws", 0, "draws per chain of the preconditioning pilot run (0: the default)")
-	flag.IntVar(&cfg.baseWarmup, "base-warmup", 0, "warm-up iterations per chain in the flow's base space (0: the default)")
 	flag.BoolVar(&cfg.wrongStarts, "wrong-starts", false, "two-modes problems: start all GBS chains but the last in the minor mode (the wrong proportions)")
 	flag.Float64Var(&cfg.targetAccept, "target-accept", 0, "GBS: NUTS acceptance target of the first run (0: the pipeline's default)")
 	flag.Float64Var(&cfg.ferr, "ferr", 0, "GBS: the evidence's FErr, the q-side share of the squared error the adaptive n_q aims at (0: the default)")
@@ -95,13 +92,11 @@ func main() {
 		}
 		cfg.methods[m] = true
 	}
-	for _, m := range [][2]string{{"global", cfg.global}, {"precondition", cfg.precondition}} {
-		switch m[1] {
-		case "default", "on", "off":
-		default:
-			fmt.Fprintf(os.Stderr, "gbs-bench: -%s %q, want default, on or off\n", m[0], m[1])
-			os.Exit(2)
-		}
+	switch cfg.global {
+	case "default", "on", "off":
+	default:
+		fmt.Fprintf(os.Stderr, "gbs-bench: -global %q, want default, on or off\n", cfg.global)
+		os.Exit(2)
 	}
 	enc := json.NewEncoder(w)
 	ctx := context.Background()
@@ -134,9 +129,6 @@ type config struct {
 	global                        string
 	globalStageIters, globalMoves int
 	wrongStarts                   bool
-
-	precondition           string
-	pilotDraws, baseWarmup int
 
 	// targetAccept is GBS's NUTS acceptance target (0: the pipeline's
 	// default, with its retry), ferr the evidence's FErr (0: default).

@@ -46,7 +46,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 			set.TargetAccept = cfg.targetAccept
 			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: cfg.globalSettings(),
-				Precondition: cfg.preconditionSettings(), Evidence: gbs.Settings{FErr: cfg.ferr}})
+				Evidence: gbs.Settings{FErr: cfg.ferr}})
 			if err != nil {
 				fail("GBS", err)
 				continue
@@ -133,18 +133,6 @@ func (cfg *config) globalSettings() gbs.GlobalSettings {
 		g.Mode = gbs.GlobalOff
 	}
 	return g
-}
-
-// preconditionSettings is the pipeline's preconditioning from the flags.
-func (cfg *config) preconditionSettings() gbs.PreconditionSettings {
-	p := gbs.PreconditionSettings{PilotDraws: cfg.pilotDraws, Warmup: cfg.baseWarmup}
-	switch cfg.precondition {
-	case "on":
-		p.Mode = gbs.PreconditionOn
-	case "off":
-		p.Mode = gbs.PreconditionOff
-	}
-	return p
 }
 
 func nutsSettings(p *problems.Problem, chains, iters int, warmupFrac float64, seed uint64) *nuts.Settings {
