@@ -279,7 +279,8 @@ func coverageStream(drawStream uint64) uint64 {
 type coverageStat struct {
 	frac, limit float64
 	points      int
-	code        int // 2k: below quantity k, 2k+1: above; -1: none
+	top         float64 // share of those steps at the point held longest
+	code        int     // 2k: below quantity k, 2k+1: above; -1: none
 	// far is the most extreme value of the quantity the independence
 	// chains visited beyond the range, edge the range's end.
 	far, edge float64
@@ -462,6 +463,7 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 		if r := f / st.limit; r > worst && len(t.held[k]) >= coverageMinPoints && !oneHeldPoint(t.held[k], t.total, st.neff) {
 			worst = r
 			st.frac, st.points, st.code = f, len(t.held[k]), k
+			st.top = float64(mostHeld(t.held[k])) / float64(s)
 		}
 	}
 	if st.code < 0 {
@@ -487,12 +489,20 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 // funnel without its neck, 14 warnings in 16 seeds), the other points
 // held 16 to 72 per cent of the steps beyond.
 func oneHeldPoint(held map[int32]int, total int, neff float64) bool {
-	sum, most := 0, 0
+	sum := 0
 	for _, h := range held {
 		sum += h
+	}
+	return float64(sum-mostHeld(held)) <= float64(total)/(neff+1)
+}
+
+// mostHeld is the most steps the chains spent at one point of held.
+func mostHeld(held map[int32]int) int {
+	most := 0
+	for _, h := range held {
 		most = max(most, h)
 	}
-	return float64(sum-most) <= float64(total)/(neff+1)
+	return most
 }
 
 // coverageLimit is the fraction of n steps of the independence chains
@@ -543,9 +553,9 @@ func (e *estimation) diagnoseCoverage() {
 	}
 	e.warn("the chains appear to miss part of p: independence Metropolis-Hastings chains proposed by the fitted proposal "+
 		"and targeting p spend %.2g of their draws %s the range of the posterior draws in %s (the draws' %s value is %.4g; "+
-		"the independence chains reach %.4g, at %d distinct points), where draws of p would leave about %.2g (limit %.2g); "+
+		"the independence chains reach %.4g, at %d distinct points, %.0f %% of these steps at one of them), where draws of p would leave about %.2g (limit %.2g); "+
 		"ln Z is then low by about the mass the chains missed, and its error bar does not show it; likely causes: "+
 		"a region the sampler cannot enter (a funnel's neck, heavy tails, a mode no chain found) or draws truncated by a "+
 		"bound or a filter; run the sampler longer or from dispersed starts, reparameterize, or check the draws' bounds",
-		st.frac, where, coordName(k), end, st.edge, st.far, st.points, 1/(st.neff+1), st.limit)
+		st.frac, where, coordName(k), end, st.edge, st.far, st.points, 100*st.top, 1/(st.neff+1), st.limit)
 }

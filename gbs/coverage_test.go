@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,17 @@ func TestCoverageNecklessFunnel(t *testing.T) {
 		}
 		if dg.CoverageWhere != 0 || dg.CoverageSide != -1 {
 			t.Errorf("flagged at quantity %d side %d, want coordinate 0 below the range", dg.CoverageWhere, dg.CoverageSide)
+		}
+		// The message says how much of the excess one point holds, so a
+		// reader can tell mass found at several points from one heavy
+		// point of q's tail.
+		for _, w := range res.Warnings {
+			if strings.Contains(w, "miss part of p") {
+				t.Log(w)
+				if !regexp.MustCompile(`at \d+ distinct points, \d+ % of these steps at one of them\)`).MatchString(w) {
+					t.Errorf("the warning does not give the most-held point's share: %q", w)
+				}
+			}
 		}
 	}
 }
