@@ -10,13 +10,16 @@ import "math"
 // whose map did not improve the held-out likelihood are inactive: their
 // map is the identity and they cost nothing in the general evaluation.
 // A conditional layer (cond not nil; the sliced fields are then empty)
-// maps half of the coordinates given the other half, see condLayer.
+// maps half of the coordinates given the other half, see condLayer; a
+// scale layer (scale not nil) rescales all coordinates but one by an
+// exponential of that one, see scaleLayer.
 type layer struct {
 	k      int
 	a      []float64 // d×k frame, orthonormal
 	active []bool    // k flags
 	psi    []spline  // the maps of the active directions, in column order
 	cond   *condLayer
+	scale  *scaleLayer
 
 	// Derived by init from the fields above.
 	cols []int     // indices of the active columns
@@ -34,19 +37,22 @@ func newLayer(a []float64, d, k int, active []bool, psi []spline) layer {
 
 // full reports whether l is a sliced layer with a full frame (k = d),
 // which a chain evaluates with one d×d product.
-func (l *layer) full(d int) bool { return l.cond == nil && l.k == d }
+func (l *layer) full(d int) bool { return l.cond == nil && l.scale == nil && l.k == d }
 
 // width is the scratch width (columns per row) the layer needs.
 func (l *layer) width() int {
 	if l.cond != nil {
 		return l.cond.width()
 	}
+	if l.scale != nil {
+		return 1
+	}
 	return l.k
 }
 
 // init derives the active-column matrices.
 func (l *layer) init(d int) {
-	if l.cond != nil {
+	if l.cond != nil || l.scale != nil {
 		return
 	}
 	l.cols = l.cols[:0]
@@ -71,6 +77,10 @@ func (l *layer) forward(z, ld []float64, r, d int, s *scratch) {
 		l.cond.apply(z, ld, r, d, s, false)
 		return
 	}
+	if l.scale != nil {
+		l.scale.apply(z, ld, r, d, false)
+		return
+	}
 	ka := len(l.cols)
 	p := s.p[:r*ka]
 	mulRows(p, z, r, d, l.aa, ka)
@@ -82,6 +92,10 @@ func (l *layer) forward(z, ld []float64, r, d int, s *scratch) {
 func (l *layer) inverse(z, ld []float64, r, d int, s *scratch) {
 	if l.cond != nil {
 		l.cond.apply(z, ld, r, d, s, true)
+		return
+	}
+	if l.scale != nil {
+		l.scale.apply(z, ld, r, d, true)
 		return
 	}
 	ka := len(l.cols)

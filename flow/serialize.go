@@ -23,6 +23,7 @@ import (
 //	            uint32, t uint32, target coordinates [t] uint32, feature
 //	            weights [t·(1+2m)] float64, then per target: b uint32,
 //	            bin centres [b] float64 and b splines
+//	          2 (scale): k uint32, lo, hi float64, a [d], b [d] float64
 //	          a spline: n uint32, x [n], y [n], derivative [n] float64
 //	warnings  uint32; per warning: length uint32, UTF-8 bytes
 //	checksum  uint32, CRC-32 (IEEE) of everything before it
@@ -59,6 +60,8 @@ const (
 	// kind, one conditioning and one target coordinate, three feature
 	// weights, one bin
 	minCondLayerBytes = 1 + 2*(4+4) + 3*8 + 4 + minBinBytes
+	// kind, k, lo, hi, then a and b of d >= 2 coordinates
+	minScaleLayerBytes = 1 + 4 + 2*8 + 2*2*8
 )
 
 // MarshalBinary encodes the flow (encoding.BinaryMarshaler).
@@ -91,6 +94,15 @@ func (f *Flow) MarshalBinary() ([]byte, error) {
 		if l.cond != nil {
 			w.u8(1)
 			w.condLayer(l.cond)
+			continue
+		}
+		if l.scale != nil {
+			w.u8(2)
+			w.u32(uint32(l.scale.k))
+			w.f64(l.scale.lo)
+			w.f64(l.scale.hi)
+			w.f64s(l.scale.a)
+			w.f64s(l.scale.b)
 			continue
 		}
 		w.u8(0)
@@ -152,7 +164,7 @@ func decode(data []byte) (*Flow, error) {
 	}
 	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}
 	nl := int(r.u32())
-	if r.need(nl, min(minLayerBytes+8*(d-1), minCondLayerBytes), "layers") {
+	if r.need(nl, min(minLayerBytes+8*(d-1), minCondLayerBytes, minScaleLayerBytes), "layers") {
 		f.layers = make([]layer, 0, nl)
 	}
 	seen := make([]bool, d) // the coordinates of a conditional layer, cleared after each
@@ -163,6 +175,11 @@ func decode(data []byte) (*Flow, error) {
 			case 1:
 				cl := r.condLayer(li, d, seen)
 				f.layers = append(f.layers, layer{cond: cl})
+				continue
+			case 2:
+				if sl := r.scaleLayer(li, d); r.err == nil {
+					f.layers = append(f.layers, layer{scale: sl})
+				}
 				continue
 			default:
 				r.fail("layer %d: unknown kind", li)
@@ -447,6 +464,32 @@ func (w *writer) f64s(v []float64) {
 type reader struct {
 	b   []byte
 	err error
+}
+
+// scaleLayer reads scale layer li of a d-dimensional flow.
+func (r *reader) scaleLayer(li, d int) *scaleLayer {
+	k := int(r.u32())
+	c := &scaleLayer{k: k}
+	c.lo, c.hi = r.f64(), r.f64()
+	c.a, c.b = r.f64s(d), r.f64s(d)
+	if r.err != nil {
+		return nil
+	}
+	if d < 2 || k < 0 || k >= d || c.a[k] != 0 || c.b[k] != 0 {
+		r.fail("layer %d: bad scale coordinate %d", li, k)
+		return nil
+	}
+	if !(c.lo <= c.hi) || math.IsInf(c.lo, 0) || math.IsInf(c.hi, 0) {
+		r.fail("layer %d: bad scale range (%g, %g)", li, c.lo, c.hi)
+		return nil
+	}
+	for j := range d {
+		if math.IsNaN(c.a[j]) || math.IsInf(c.a[j], 0) || math.IsNaN(c.b[j]) || math.IsInf(c.b[j], 0) {
+			r.fail("layer %d: non-finite scale parameter", li)
+			return nil
+		}
+	}
+	return c
 }
 
 func (r *reader) left() int { return len(r.b) }

@@ -18,8 +18,12 @@ func TestMarshalRoundTrip(t *testing.T) {
 		{Seed: 1},
 		{Seed: 2, Directions: 3},
 		{Seed: 3, Lower: []float64{-4, -30, -30, -30, math.Inf(-1)}, Upper: []float64{4, 30, 30, math.Inf(1), 30}},
+		{Seed: 4, Scale: true},
 	} {
 		f, rng := fitTarget(t, tg, 3000, s)
+		if s.Scale && (len(f.layers) == 0 || f.layers[0].scale == nil) {
+			t.Fatal("no scale layer to round-trip")
+		}
 		data, err := f.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)

@@ -45,8 +45,12 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 				set.Init = problems.TwoModesWrongStarts(cfg.chains, p.Dim)
 			}
 			set.TargetAccept = cfg.targetAccept
-			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: cfg.globalSettings(),
-				Evidence: gbs.Settings{FErr: cfg.ferr}})
+			ev, gl := gbs.Settings{FErr: cfg.ferr}, cfg.globalSettings()
+			if cfg.scale {
+				ev.Proposal = gbs.FlowProposal(&flow.Settings{Scale: true, Lower: p.Lower, Upper: p.Upper})
+				gl.Flow = &flow.Settings{Scale: true}
+			}
+			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: gl, Evidence: ev})
 			if err != nil {
 				fail("GBS", err)
 				continue
