@@ -22,16 +22,17 @@
 //     it, and when no layer follows the Gaussian is refitted on all
 //     points (shrink.go);
 //   - optionally (Settings.Scale), a scale layer: every coordinate but
-//     one, k, divided by exp(a_j + b_j z_k), the way a variance parameter
-//     sets the scale of a hierarchical model's parameters (Neal's
-//     funnel), with z_k held to the training points' range in the
-//     exponent; k is the coordinate whose value best predicts the
-//     others' log squares, and (a_j, b_j) maximize the likelihood of
-//     z_j ~ N(0, e^{2(a_j + b_j z_k)}) (convex: Newton's method). Being
-//     parametric it follows the draws' trend into the funnel's neck,
-//     where binned and quantile maps have few points. It is kept only
-//     when the whole flow with it beats the flow without on held-out
-//     points (on the 32-d banana it gains alone and loses in the end);
+//     one, k, mapped to (z_j - m_j - c_j z_k) exp(-(a_j + b_j z_k)), the
+//     way a variance parameter sets the scale of a hierarchical model's
+//     parameters (Neal's funnel); k is the coordinate whose value best
+//     predicts the others' log squares, and the lines maximize the
+//     likelihood of z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)})
+//     (weighted least squares for the centre, Newton's method for the
+//     convex log-scale, alternated). Being parametric it follows the
+//     draws' trend into the funnel's neck, where binned and quantile maps
+//     have few points. It is kept only when the whole flow with it beats
+//     the flow without on held-out points (on the 32-d banana it gains
+//     alone and loses in the end);
 //   - a few Gaussianizing layers, each of one of two kinds:
 //     sliced, x ↦ x - A Aᵀx + A ψ(Aᵀx), with an orthonormal d×K frame A
 //     and K monotone 1-D maps ψ_k; or conditional, which maps half of

@@ -8,9 +8,10 @@ import (
 
 // TestScaleLayerFunnel: on exact draws of the 16-d funnel the fit keeps
 // a scale layer first, on x1 with log-scale slopes near 1 (x_j has sd
-// exp(x1)), and q comes far closer to p than without it; with the neck
-// cut from the draws (x1 < -1.5, about 7 % of the mass) too, since the
-// layer holds the scales the draws show over their range.
+// exp(x1)), and q comes far closer to p than without it (held-out KL
+// 0.04 against 1.75 nats); with the neck cut from the draws (x1 < -1.5,
+// about 7 % of the mass) too, since the layer follows the draws' trend
+// into the neck.
 func TestScaleLayerFunnel(t *testing.T) {
 	tg := funnelTarget(16)
 	for _, cut := range []bool{false, true} {
@@ -47,7 +48,9 @@ func TestScaleLayerFunnel(t *testing.T) {
 			}
 		}
 		t.Logf("neck cut %v: held-out KL %.3f nats with the scale layer, %.3f without", cut, kl[false], kl[true])
-		if !(kl[false] < 0.6 && kl[false] < kl[true]/3) {
+		// With the neck cut, what is left is mostly q's x1 beyond the
+		// cut, which no layer can know about (the draws end there).
+		if !(kl[false] < kl[true]/3 && (cut || kl[false] < 0.1)) {
 			t.Errorf("neck cut %v: KL %.3f with the scale layer, %.3f without", cut, kl[false], kl[true])
 		}
 	}
@@ -78,23 +81,29 @@ func TestScaleLayerNotKept(t *testing.T) {
 }
 
 // TestScaleLayerApply: forward and inverse undo each other and add
-// opposite log-Jacobians, also beyond z_k's range (where the scales are
-// held) and at a z_k far enough to reach the exponent's bound.
+// opposite log-Jacobians, also at a z_k far enough for the log-scale to
+// reach its bound.
 func TestScaleLayerApply(t *testing.T) {
 	const d = 3
-	c := scaleLayer{k: 1, a: []float64{0.2, 0, -0.1}, b: []float64{1, 0, -0.5}, lo: -2, hi: 3}
+	c := scaleLayer{k: 1, m: []float64{0.1, 0, 0}, c: []float64{-0.05, 0, 0.2},
+		a: []float64{0.2, 0, -0.1}, b: []float64{1, 0, -0.5}}
+	if c.logScale(0, 1e9) != maxLogScale || c.logScale(2, 1e9) != -maxLogScale {
+		t.Errorf("log-scales at z_k = 1e9: %g, %g, want ±%d", c.logScale(0, 1e9), c.logScale(2, 1e9), maxLogScale)
+	}
 	for _, row := range [][]float64{{0.5, 0.1, -1}, {2, -5, 1}, {-1, 7, 0.3}, {1, 1e9, 1}} {
 		z := append([]float64(nil), row...)
 		ld := []float64{0}
 		c.apply(z, ld, 1, d, false)
-		tk := math.Max(c.lo, math.Min(c.hi, row[1]))
-		want := -(c.a[0] + c.b[0]*tk) - (c.a[2] + c.b[2]*tk)
+		want := -c.logScale(0, row[1]) - c.logScale(2, row[1])
 		if math.Abs(ld[0]-want) > 1e-12 {
 			t.Errorf("row %v: log|J| %g, want %g", row, ld[0], want)
 		}
 		c.apply(z, ld, 1, d, true)
 		for j := range row {
-			if math.Abs(z[j]-row[j]) > 1e-12*math.Max(1, math.Abs(row[j])) {
+			// The centre is subtracted and added back: round-off is
+			// relative to it too.
+			size := math.Max(1, math.Max(math.Abs(row[j]), math.Abs(c.m[j]+c.c[j]*row[1])))
+			if math.Abs(z[j]-row[j]) > 1e-12*size {
 				t.Errorf("row %v: inverse(forward) = %v", row, z)
 			}
 		}

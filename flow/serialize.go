@@ -23,7 +23,7 @@ import (
 //	            uint32, t uint32, target coordinates [t] uint32, feature
 //	            weights [t·(1+2m)] float64, then per target: b uint32,
 //	            bin centres [b] float64 and b splines
-//	          2 (scale): k uint32, lo, hi float64, a [d], b [d] float64
+//	          2 (scale): k uint32, m [d], c [d], a [d], b [d] float64
 //	          a spline: n uint32, x [n], y [n], derivative [n] float64
 //	warnings  uint32; per warning: length uint32, UTF-8 bytes
 //	checksum  uint32, CRC-32 (IEEE) of everything before it
@@ -60,8 +60,8 @@ const (
 	// kind, one conditioning and one target coordinate, three feature
 	// weights, one bin
 	minCondLayerBytes = 1 + 2*(4+4) + 3*8 + 4 + minBinBytes
-	// kind, k, lo, hi, then a and b of d >= 2 coordinates
-	minScaleLayerBytes = 1 + 4 + 2*8 + 2*2*8
+	// kind, k, then m, c, a and b of d >= 2 coordinates
+	minScaleLayerBytes = 1 + 4 + 4*2*8
 )
 
 // MarshalBinary encodes the flow (encoding.BinaryMarshaler).
@@ -99,8 +99,8 @@ func (f *Flow) MarshalBinary() ([]byte, error) {
 		if l.scale != nil {
 			w.u8(2)
 			w.u32(uint32(l.scale.k))
-			w.f64(l.scale.lo)
-			w.f64(l.scale.hi)
+			w.f64s(l.scale.m)
+			w.f64s(l.scale.c)
 			w.f64s(l.scale.a)
 			w.f64s(l.scale.b)
 			continue
@@ -470,23 +470,20 @@ type reader struct {
 func (r *reader) scaleLayer(li, d int) *scaleLayer {
 	k := int(r.u32())
 	c := &scaleLayer{k: k}
-	c.lo, c.hi = r.f64(), r.f64()
-	c.a, c.b = r.f64s(d), r.f64s(d)
+	c.m, c.c, c.a, c.b = r.f64s(d), r.f64s(d), r.f64s(d), r.f64s(d)
 	if r.err != nil {
 		return nil
 	}
-	if d < 2 || k < 0 || k >= d || c.a[k] != 0 || c.b[k] != 0 {
+	if d < 2 || k < 0 || k >= d || c.m[k] != 0 || c.c[k] != 0 || c.a[k] != 0 || c.b[k] != 0 {
 		r.fail("layer %d: bad scale coordinate %d", li, k)
 		return nil
 	}
-	if !(c.lo <= c.hi) || math.IsInf(c.lo, 0) || math.IsInf(c.hi, 0) {
-		r.fail("layer %d: bad scale range (%g, %g)", li, c.lo, c.hi)
-		return nil
-	}
-	for j := range d {
-		if math.IsNaN(c.a[j]) || math.IsInf(c.a[j], 0) || math.IsNaN(c.b[j]) || math.IsInf(c.b[j], 0) {
-			r.fail("layer %d: non-finite scale parameter", li)
-			return nil
+	for _, v := range [][]float64{c.m, c.c, c.a, c.b} {
+		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				r.fail("layer %d: non-finite scale parameter", li)
+				return nil
+			}
 		}
 	}
 	return c

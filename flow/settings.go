@@ -60,14 +60,15 @@ type Settings struct {
 	NoConditional bool
 
 	// Scale adds a scale layer before the other layers: every coordinate
-	// but one rescaled by an exponential of that one (a hierarchical
+	// but one centred and rescaled by lines in that one (a hierarchical
 	// scale, the geometry of Neal's funnel), kept when the flow with it
 	// predicts held-out points better than the flow without; without a
-	// validation set (Layers > 0) it is not tried. Off by default: on the
-	// funnel it takes q from 1.75 to 0.11 nats of p and the bridge's
-	// error bar from 0.015 to 0.003 nats, which then no longer covers
-	// what NUTS's draws miss of the neck (docs/benchmarks.md, "The scale
-	// layer").
+	// validation set (Layers > 0) it is not tried. On the funnel it takes
+	// q from 1.75 to 0.04 nats of p and the pipeline's spread of ln Z
+	// from 0.017 to 0.002 (docs/benchmarks.md, "The scale layer"). Off by
+	// default until it is measured on every benchmark problem and the
+	// coverage check's message allows for a proposal that covers what
+	// the draws missed.
 	Scale bool
 
 	// NoShrinkage keeps the sample covariance for the whitening. By
