@@ -123,9 +123,17 @@ func TestCoverageNecklessFunnel(t *testing.T) {
 		// The message says how much of the excess one point holds, so a
 		// reader can tell mass found at several points from one heavy
 		// point of q's tail.
+		// The flow reaches the neck only thinly: the bridge function
+		// there is far below its mean, and ln Z is low.
+		if c := res.Checks.CoverageCovered; !(c < 0.5) {
+			t.Errorf("bridge function beyond the range %.3g of its mean, want below 0.5", c)
+		}
 		for _, w := range res.Warnings {
 			if strings.Contains(w, "miss part of p") {
 				t.Log(w)
+				if !strings.Contains(w, "ln Z is then low by about the mass the chains missed") {
+					t.Errorf("the warning does not say that ln Z is low: %q", w)
+				}
 				if !regexp.MustCompile(`at \d+ distinct points, \d+ % of these steps at one of them\)`).MatchString(w) {
 					t.Errorf("the warning does not give the most-held point's share: %q", w)
 				}
@@ -200,5 +208,85 @@ func TestCoverageMisweightedMixture(t *testing.T) {
 		if right := w == 0.3; right == warned || right != (ck.CoverageKS <= ck.CoverageKSLimit) {
 			t.Errorf("weight %.1f: KS %.3g, limit %.3g, warned %v", w, ck.CoverageKS, ck.CoverageKSLimit, warned)
 		}
+	}
+}
+
+// exactGaussian is the standard normal in d dimensions as a fixed
+// proposal: q = p/Z exactly.
+type exactGaussian struct{ d int }
+
+func (g exactGaussian) Dim() int { return g.d }
+
+func (g exactGaussian) LogProb(dst, x []float64) {
+	for i := range dst {
+		var s float64
+		for _, v := range x[i*g.d : (i+1)*g.d] {
+			s += v * v
+		}
+		dst[i] = -s/2 - float64(g.d)/2*math.Log(2*math.Pi)
+	}
+}
+
+func (g exactGaussian) Sample(dst, logq []float64, rng *rand.Rand) {
+	for i := range dst {
+		dst[i] = rng.NormFloat64()
+	}
+	g.LogProb(logq, dst)
+}
+
+// Draws that miss a region q covers: exact normal draws with x[0] < -1.5
+// cut away (6.7 % of the mass), with q the exact normal. The check warns
+// (the draws miss mass), but the bridge function is the same everywhere
+// (q = p/Z), so ln Z is right and the warning says ln Z accounts for it.
+func TestCoverageCoveredByProposal(t *testing.T) {
+	const d, n, c = 4, 8000, -3.0
+	rng := rand.New(rand.NewPCG(5, 0))
+	x := make([]float64, 0, n*d)
+	for len(x) < n*d {
+		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		if v[0] >= -1.5 {
+			x = append(x, v...)
+		}
+	}
+	logp := func(dst, x []float64) error {
+		var q exactGaussian = exactGaussian{d}
+		q.LogProb(dst, x)
+		for i := range dst {
+			dst[i] += c
+		}
+		return nil
+	}
+	fixed := func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
+		return exactGaussian{d}, nil, nil
+	}
+	s := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
+	res, err := gbs.Evidence(context.Background(), logp, s, &gbs.Settings{Seed: 1, Proposal: fixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg, ck := res.Diagnostics, res.Checks
+	t.Logf("ln Z %+.4f ± %.4f off; coverage %.3g (limit %.3g) at %d side %d, bridge function there %.3g of its mean",
+		res.LogZ-c, res.LogZErr, dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, ck.CoverageCovered)
+	// q = p/Z makes every weight equal: the error bar is zero, and ln Z
+	// exact to round-off.
+	if math.Abs(res.LogZ-c) > 4*res.LogZErr+1e-9 {
+		t.Errorf("ln Z %.4f ± %.4f, want %.1f", res.LogZ, res.LogZErr, c)
+	}
+	if dg.CoverageWhere != 0 || dg.CoverageSide != -1 || !(ck.CoverageCovered > 0.9) {
+		t.Errorf("coverage at %d side %d, bridge function there %.3g of its mean: want coordinate 0 below, near 1",
+			dg.CoverageWhere, dg.CoverageSide, ck.CoverageCovered)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "miss part of p") {
+			found = true
+			t.Log(w)
+			if !strings.Contains(w, "so ln Z accounts for it") {
+				t.Errorf("the warning does not say that q covers the region: %q", w)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no coverage warning: %q", res.Warnings)
 	}
 }

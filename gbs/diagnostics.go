@@ -108,12 +108,21 @@ type Checks struct {
 	// largest. NaN when the check did not run or an effective size was
 	// below 100.
 	CoverageKS, CoverageKSLimit, CoverageKSAt float64
+	// CoverageCovered is, at the quantity and side the coverage check
+	// names (Diagnostics.CoverageWhere), the mean of the bridge function
+	// q/(s_p p/Z + s_q q) over the independence chains' steps beyond the
+	// draws' range, over its mean at the posterior draws: near 1 where q
+	// covers the region the draws missed (ln Z then accounts for it),
+	// near 0 where q reaches it only thinly (ln Z is then low by about
+	// the missed mass). NaN when the check found nothing beyond the
+	// range or the pass was annealed.
+	CoverageCovered float64
 }
 
 func newChecks() Checks {
 	nan := math.NaN()
 	return Checks{StepCorrMax: nan, InterleaveRho: nan, SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan,
-		CoverageKS: nan, CoverageKSLimit: nan, CoverageKSAt: nan}
+		CoverageKS: nan, CoverageKSLimit: nan, CoverageKSAt: nan, CoverageCovered: nan}
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".

@@ -374,6 +374,9 @@ func (e *estimation) keepPass(r bridgePass) {
 	e.res.Info = append(e.res.Info, r.info...)
 	e.passes = append(e.passes, r.data)
 	if r.cov != nil {
+		if r.data.signA != nil {
+			r.cov.setBridge(r.data.signA, r.data.logZ, r.nq)
+		}
 		e.covPools = append(e.covPools, r.cov)
 	}
 }
