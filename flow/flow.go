@@ -36,7 +36,7 @@ func (f *Flow) Dim() int { return f.d }
 
 // Layers returns the number of Gaussianizing layers after the bounds and
 // whitening maps (0 means q is the whitening Gaussian, pushed through the
-// bounds layer if any), sliced and conditional together.
+// bounds layer if any), sliced, conditional and scale layers together.
 func (f *Flow) Layers() int { return len(f.layers) }
 
 // ConditionalLayers returns how many of the layers are conditional.

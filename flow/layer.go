@@ -11,8 +11,8 @@ import "math"
 // map is the identity and they cost nothing in the general evaluation.
 // A conditional layer (cond not nil; the sliced fields are then empty)
 // maps half of the coordinates given the other half, see condLayer; a
-// scale layer (scale not nil) rescales all coordinates but one by an
-// exponential of that one, see scaleLayer.
+// scale layer (scale not nil) centres and rescales all coordinates but
+// one by lines in that one, see scaleLayer.
 type layer struct {
 	k      int
 	a      []float64 // d×k frame, orthonormal

@@ -78,10 +78,10 @@ const maxScaleDim = 256
 
 // fitScale fits a scale layer to the n×d rows z (weights w, nil for
 // equal): k is the coordinate whose value best predicts the others' log
-// squares (the summed R² of their least-squares lines), and (a_j, b_j)
-// maximize the likelihood of z_j ~ N(0, e^{2(a_j + b_j z_k)}), a convex
-// problem that Newton's method solves in a few steps. ok is false when
-// no coordinate predicts the others' scales at all.
+// squares (the summed R² of their least-squares lines), and the lines
+// maximize the likelihood of z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)})
+// (fitScaleLine). ok is false when no coordinate predicts the others'
+// scales at all.
 func fitScale(z []float64, n, d int, w []float64) (c scaleLayer, ok bool) {
 	if d < 2 || d > maxScaleDim || n < 2*d {
 		return c, false

@@ -36,10 +36,10 @@ import (
 // about exponential with mean 1, and the chains' steps beyond are then
 // about Poisson: their mixture is geometric (coverageLimit). The chains'
 // steps are not independent (a chain stays at a point of high p/q for
-// several steps, and where a few weights p/q dominate the pool its moves
-// keep returning to the same points), so the bound counts their accepted
-// moves, at most the pools' effective (Kish) size, as the number of
-// trials. The check warns when the fraction exceeds the limit that
+// several steps, and their share of steps at a proposal follows its
+// weight, so they carry no more draws of p than the pool's effective
+// size), so the bound counts their accepted moves, at most the pools'
+// Kish size, as the number of trials. The check warns when the fraction exceeds the limit that
 // this bound sets for a false-alarm rate alpha per call (the union bound
 // over quantities and sides), and the chains visited at least
 // coverageMinPoints distinct proposals there (one heavy-weighted draw of
@@ -491,7 +491,6 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	// then warned, 63 moves in 4394 steps, 0.016 of the steps beyond the
 	// range at 5 points, twice that limit, ln Z right; against the moves'
 	// limit it is 0.4.)
-	//
 	//
 	// Nor are they worth more trials than the pools hold effective draws
 	// of p: the chains' share of steps at a pool entry follows its
