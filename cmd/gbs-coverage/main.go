@@ -29,6 +29,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
 	"github.com/gbs-evidence/gbs/problems"
@@ -72,6 +73,7 @@ func main() {
 	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
 	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
 		"comma-separated cases; also funnel-nuts")
+	flag.BoolVar(&scale, "scale", false, "the evidence's flow with a scale layer (flow.Settings.Scale)")
 	flag.Parse()
 	srcs := map[string]source{}
 	for _, s := range sources(*n) {
@@ -169,6 +171,18 @@ func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
 	}
 }
 
+// scale adds the flow's scale layer to the evidence's proposal.
+var scale bool
+
+// evidenceSettings are the evidence's settings for problem p.
+func evidenceSettings(p *problems.Problem, seed uint64) gbs.Settings {
+	s := gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper}
+	if scale {
+		s.Proposal = gbs.FlowProposal(&flow.Settings{Scale: true, Lower: p.Lower, Upper: p.Upper})
+	}
+	return s
+}
+
 func run(src source, seed uint64) Run {
 	p := src.p
 	r := Run{Case: src.name, Clean: src.clean, Seed: seed}
@@ -184,11 +198,15 @@ func run(src source, seed uint64) Run {
 		for c := range chains {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
 		}
-		res, err = gbs.Evidence(ctx, p.LogProbBatch, s, &gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
+		set := evidenceSettings(p, seed)
+		res, err = gbs.Evidence(ctx, p.LogProbBatch, s, &set)
 	} else {
 		// The benchmark's budget: 8 chains of 2500 iterations, a fifth
 		// warm-up.
 		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}}
+		if scale {
+			set.Evidence = evidenceSettings(p, seed)
+		}
 		var pr *gbs.PipelineResult
 		grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 		if pr, err = gbs.Pipeline(ctx, grad, p.Dim, set); err == nil {
