@@ -18,6 +18,10 @@ import (
 
 const flowKind = "gbs_flow"
 
+// flowOptionsOldSize is the size of gbs_flow_options before the scale
+// field was added at its end, which callers built against it still pass.
+var flowOptionsOldSize = unsafe.Offsetof(C.gbs_flow_options{}.scale)
+
 // flowSettings converts the flow options for points of dimension d.
 func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	const name = "gbs_flow_options"
@@ -57,6 +61,14 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	default:
 		return flow.Settings{}, argError("%s.conditional = %d is not a GBS_CONDITIONAL_* value", name, int32(o.conditional))
 	}
+	var noScale bool
+	switch o.scale {
+	case C.GBS_SCALE_AUTO:
+	case C.GBS_SCALE_OFF:
+		noScale = true
+	default:
+		return flow.Settings{}, argError("%s.scale = %d is not a GBS_SCALE_* value", name, int32(o.scale))
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return flow.Settings{}, err
@@ -69,6 +81,7 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 		Whiten:             whiten,
 		Rotation:           rot,
 		NoConditional:      noCond,
+		NoScale:            noScale,
 		Threads:            int(o.threads),
 		Damping:            float64(o.damping),
 		Bandwidth:          float64(o.bandwidth),
@@ -105,7 +118,7 @@ func flowFitArgs(x *C.double, n, d C.int64_t, weights *C.double, opt *C.gbs_flow
 	if err != nil {
 		return nil, nil, flow.Settings{}, err
 	}
-	o, err := readOptions(opt, "gbs_flow_options")
+	o, err := readOptionsFrom(opt, "gbs_flow_options", flowOptionsOldSize)
 	if err != nil {
 		return nil, nil, flow.Settings{}, err
 	}

@@ -260,7 +260,7 @@ func TestConditionalMarshal(t *testing.T) {
 	}
 
 	// Version 1: the same layout without kind bytes, sliced layers only.
-	sl, _ := fitTarget(t, funnelTarget(4), 2000, &Settings{Seed: 1, NoConditional: true})
+	sl, _ := fitTarget(t, funnelTarget(4), 2000, &Settings{Seed: 1, NoConditional: true, NoScale: true})
 	var w writer
 	w.b = append(w.b, formatMagic...)
 	w.u32(1)

@@ -64,7 +64,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		fd.ldv[i] += wt.logDet
 	}
 	var plain *fitData // the points as whitened, for a fit without the scale layer
-	if r.Scale {
+	if !r.NoScale {
 		plain = fd.clone()
 	}
 	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
@@ -74,9 +74,14 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		// predicts the held-out points better with it than without (on
 		// the 32-d banana the layer gains at first and loses in the end).
 		r0 := r
-		r0.Scale = false
+		r0.NoScale = true
 		layers, heldOut, warnings := fitLayers(plain, r0, threads)
-		if heldOut[len(heldOut)-1] >= f.heldOut[len(f.heldOut)-1] {
+		keep := heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
+		if keep {
+			f.init()
+			keep = roundTrips(f, x, d)
+		}
+		if !keep {
 			f.layers, f.heldOut, f.warnings, fd = layers, heldOut, warnings, plain
 		}
 	}
@@ -94,6 +99,38 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	}
 	f.init()
 	return f, nil
+}
+
+// roundTrips reports whether f's Inverse undoes its Forward at the n×d
+// row-major points x, to 1e-6 of each coordinate's magnitude plus its
+// spread. A scale layer's lines are fitted to the bulk of the points: at
+// a point whose other coordinates do not follow them (heavy tails, a
+// coordinate that an outlier has squeezed in the whitening), it can
+// shrink a coordinate by e^-50 or more, and the layers after it cannot
+// keep its digits, so that Sample's draws and their log q no longer
+// match LogProb.
+func roundTrips(f *Flow, x []float64, d int) bool {
+	n := len(x) / d
+	spread := make([]float64, d)
+	for j := range spread {
+		var m, m2 float64
+		for i := 0; i < n; i++ {
+			v := x[i*d+j]
+			m += v
+			m2 += v * v
+		}
+		m /= float64(n)
+		spread[j] = math.Sqrt(max(0, m2/float64(n)-m*m)) + math.Abs(m)
+	}
+	z, back, ld := make([]float64, len(x)), make([]float64, len(x)), make([]float64, n)
+	f.Forward(z, ld, x)
+	f.Inverse(back, ld, z)
+	for i, v := range x {
+		if !(math.Abs(back[i]-v) <= 1e-6*(math.Abs(v)+spread[i%d])) {
+			return false
+		}
+	}
+	return true
 }
 
 // clone copies the rows that fitting layers changes in place.
@@ -273,7 +310,7 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 	best, stale := 0, 0
 	// A scale layer first, when it gains on held-out points: the others
 	// then Gaussianize what is left.
-	if r.Scale && nv > 0 && maxLayers > 0 {
+	if !r.NoScale && nv > 0 && maxLayers > 0 {
 		if sl, ok := fitScaleLayer(fd, llBest, llNew, threads); ok {
 			layers = append(layers, sl)
 			m, _ := weightedMean(llBest, nil, wv)

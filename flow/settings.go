@@ -59,17 +59,18 @@ type Settings struct {
 	// without a validation set (Layers > 0) all layers are sliced.
 	NoConditional bool
 
-	// Scale adds a scale layer before the other layers: every coordinate
-	// but one centred and rescaled by lines in that one (a hierarchical
-	// scale, the geometry of Neal's funnel), kept when the flow with it
-	// predicts held-out points better than the flow without; without a
-	// validation set (Layers > 0) it is not tried. On the funnel it takes
-	// q from 1.75 to 0.04 nats of p and the pipeline's spread of ln Z
-	// from 0.017 to 0.002 (docs/benchmarks.md, "The scale layer"). Off by
-	// default until it is measured on every benchmark problem and the
-	// coverage check's message allows for a proposal that covers what
-	// the draws missed.
-	Scale bool
+	// NoScale disables the scale layer. By default a scale layer is tried
+	// before the other layers: every coordinate but one centred and
+	// rescaled by lines in that one (a hierarchical scale, the geometry
+	// of Neal's funnel), kept only when the flow with it predicts
+	// held-out points better than the flow without, so that elsewhere
+	// the flow is the one fitted without it. It is not tried without a
+	// validation set (Layers > 0) or above 256 dimensions. On the funnel
+	// it takes q from 1.75 to 0.04 nats of p and the pipeline's spread of
+	// ln Z from 0.017 to 0.003 (docs/benchmarks.md, "The scale layer");
+	// when it passes its own gain test the remaining layers are fitted
+	// twice, with and without it.
+	NoScale bool
 
 	// NoShrinkage keeps the sample covariance for the whitening. By
 	// default, when the points are few for their dimension (d²/(4n) of a

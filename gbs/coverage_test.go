@@ -211,53 +211,56 @@ func TestCoverageMisweightedMixture(t *testing.T) {
 	}
 }
 
-// exactGaussian is the standard normal in d dimensions as a fixed
-// proposal: q = p/Z exactly.
-type exactGaussian struct{ d int }
+// normalProposal is N(0, sd² I) in d dimensions as a fixed proposal; with
+// sd 1 it is q = p/Z exactly for the standard normal p.
+type normalProposal struct {
+	d  int
+	sd float64
+}
 
-func (g exactGaussian) Dim() int { return g.d }
+func (g normalProposal) Dim() int { return g.d }
 
-func (g exactGaussian) LogProb(dst, x []float64) {
+func (g normalProposal) LogProb(dst, x []float64) {
 	for i := range dst {
 		var s float64
 		for _, v := range x[i*g.d : (i+1)*g.d] {
 			s += v * v
 		}
-		dst[i] = -s/2 - float64(g.d)/2*math.Log(2*math.Pi)
+		dst[i] = -s/(2*g.sd*g.sd) - float64(g.d)*(math.Log(g.sd)+math.Log(2*math.Pi)/2)
 	}
 }
 
-func (g exactGaussian) Sample(dst, logq []float64, rng *rand.Rand) {
+func (g normalProposal) Sample(dst, logq []float64, rng *rand.Rand) {
 	for i := range dst {
-		dst[i] = rng.NormFloat64()
+		dst[i] = g.sd * rng.NormFloat64()
 	}
 	g.LogProb(logq, dst)
 }
 
-// Draws that miss a region q covers: exact normal draws with x[0] < -1.5
-// cut away (6.7 % of the mass), with q the exact normal. The check warns
-// (the draws miss mass), but the bridge function is the same everywhere
-// (q = p/Z), so ln Z is right and the warning says ln Z accounts for it.
-func TestCoverageCoveredByProposal(t *testing.T) {
-	const d, n, c = 4, 8000, -3.0
+// truncatedNormal runs Evidence on n draws of the d-dimensional standard
+// normal (ln Z = c) with x[0] < cut removed, the proposal N(0, sd² I).
+func truncatedNormal(t *testing.T, d, n int, cut, sd, c float64) *gbs.Result {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 0))
 	x := make([]float64, 0, n*d)
 	for len(x) < n*d {
-		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		if v[0] >= -1.5 {
+		v := make([]float64, d)
+		for j := range v {
+			v[j] = rng.NormFloat64()
+		}
+		if v[0] >= cut {
 			x = append(x, v...)
 		}
 	}
 	logp := func(dst, x []float64) error {
-		var q exactGaussian = exactGaussian{d}
-		q.LogProb(dst, x)
+		normalProposal{d, 1}.LogProb(dst, x)
 		for i := range dst {
 			dst[i] += c
 		}
 		return nil
 	}
 	fixed := func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
-		return exactGaussian{d}, nil, nil
+		return normalProposal{d, sd}, nil, nil
 	}
 	s := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
 	res, err := gbs.Evidence(context.Background(), logp, s, &gbs.Settings{Seed: 1, Proposal: fixed})
@@ -265,17 +268,26 @@ func TestCoverageCoveredByProposal(t *testing.T) {
 		t.Fatal(err)
 	}
 	dg, ck := res.Diagnostics, res.Checks
-	t.Logf("ln Z %+.4f ± %.4f off; coverage %.3g (limit %.3g) at %d side %d, bridge function there %.3g of its mean",
-		res.LogZ-c, res.LogZErr, dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, ck.CoverageCovered)
-	// q = p/Z makes every weight equal: the error bar is zero, and ln Z
-	// exact to round-off.
+	t.Logf("cut %g, q's sd %g: ln Z %+.4f ± %.4f off; coverage %.3g (limit %.3g) at %d side %d, bridge function there %.3g of its mean",
+		cut, sd, res.LogZ-c, res.LogZErr, dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, ck.CoverageCovered)
 	if math.Abs(res.LogZ-c) > 4*res.LogZErr+1e-9 {
 		t.Errorf("ln Z %.4f ± %.4f, want %.1f", res.LogZ, res.LogZErr, c)
 	}
 	if dg.CoverageWhere != 0 || dg.CoverageSide != -1 || !(ck.CoverageCovered > 0.9) {
-		t.Errorf("coverage at %d side %d, bridge function there %.3g of its mean: want coordinate 0 below, near 1",
+		t.Errorf("coverage at %d side %d, bridge function there %.3g of its mean: want coordinate 0 below, near 1 or above",
 			dg.CoverageWhere, dg.CoverageSide, ck.CoverageCovered)
 	}
+	return res
+}
+
+// Draws that miss a region q covers: exact normal draws with x[0] < -1.5
+// cut away (6.7 % of the mass), with q the exact normal. The check warns
+// (the draws miss mass), but the bridge function is the same everywhere
+// (q = p/Z), so ln Z is right (to round-off: the error bar is zero) and
+// the warning says ln Z accounts for it: more than 2 % of p missing is a
+// warning whatever ln Z.
+func TestCoverageCoveredByProposal(t *testing.T) {
+	res := truncatedNormal(t, 4, 8000, -1.5, 1, -3)
 	found := false
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "miss part of p") {
@@ -288,5 +300,28 @@ func TestCoverageCoveredByProposal(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no coverage warning: %q", res.Warnings)
+	}
+}
+
+// A small region missed and covered, as NUTS's draws of the funnel's neck
+// with a scale layer: x[0] < -2.5 cut away (0.6 % of the mass), q the
+// normal with sd 1.2 (the bridge function there about 1.5 times its mean
+// at the draws: ln Z high by about 0.003 to first order, within its error
+// bar of 0.004). The finding is a note in Info, not a warning.
+func TestCoverageCoveredNote(t *testing.T) {
+	res := truncatedNormal(t, 4, 8000, -2.5, 1.2, -3)
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings: %q", res.Warnings)
+	}
+	found := false
+	for _, s := range res.Info {
+		if strings.Contains(s, "under-represent a small part of p") && strings.Contains(s, "within its error bar") {
+			found = true
+			t.Log(s)
+		}
+	}
+	if !found || !(res.Diagnostics.CoverageFrac > res.Diagnostics.CoverageLimit) {
+		t.Errorf("no coverage note (frac %.3g, limit %.3g): %q",
+			res.Diagnostics.CoverageFrac, res.Diagnostics.CoverageLimit, res.Info)
 	}
 }

@@ -28,10 +28,13 @@ func TestEnsemblePipeline(t *testing.T) {
 		// Healthy ensemble chains (many repeated points among them): no
 		// diagnostic may fire. The funnel's walkers, thinned to 26 draws,
 		// disagree on log p (R-hat 1.23 against 1.13 by chance): the
-		// ensemble does not mix in the neck, a true warning; the many
-		// short walkers must not pass for exchanged axes.
+		// ensemble does not mix in the neck, a true warning. With the
+		// flow's scale layer the bridge's summands follow x1, the slow
+		// direction, and their tau (3.4) makes the 26 draws fewer than
+		// emcee's 50 tau: true as well. The many short walkers must not
+		// pass for exchanged axes.
 		for _, w := range ev.Warnings {
-			if p.Name != "funnel" || !strings.Contains(w, "R-hat of log p") {
+			if p.Name != "funnel" || !strings.Contains(w, "R-hat of log p") && !strings.Contains(w, "chains are too short") {
 				t.Errorf("%s: warning on healthy chains: %q", p.Name, w)
 			}
 		}

@@ -26,8 +26,11 @@ type PipelineSettings struct {
 	// kept draws of the first run contain divergent transitions and
 	// Sampler.TargetAccept is lower: the evidence inherits any bias of the
 	// draws, and divergences mark regions (such as the neck of a funnel)
-	// that the chains under-sample. The second run's draws replace the
-	// first's; both runs' gradient calls are counted. Zero means
+	// that the chains under-sample. The same second run is made when
+	// the first did not diverge but the evidence's coverage check found
+	// mass of p beyond the draws' range that ln Z does not account for
+	// (chains that never reached the neck). The second run's draws
+	// replace the first's; both runs' gradient calls are counted. Zero means
 	// PipelineRetryTargetAccept (0.99); a negative value disables the
 	// retry.
 	RetryTargetAccept float64
@@ -94,7 +97,8 @@ type PipelineResult struct {
 	// evidence used.
 	Sampling *nuts.Result
 	// TargetAccept is the acceptance target of that run; Retried reports
-	// whether it is the second run, made because the first diverged.
+	// whether it is the second run at RetryTargetAccept, made because the
+	// first diverged or missed mass that the coverage check found.
 	TargetAccept float64
 	Retried      bool
 	// Lengthened reports whether the draws come from a longer run made
@@ -222,13 +226,34 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		return Evidence(ctx, logp, samples, &ev)
 	}
 	var res *Result
-	for runs := 0; ; runs++ {
+	for runs := 0; ; {
 		// What NUTS's own statistics show is checked before the evidence,
 		// the rest (tau of the estimator's summands) only after it.
 		why := drawsProblem(draws, d)
 		if why == "" {
 			if res, err = evidence(); err != nil {
 				return nil, err
+			}
+			if res.SamplerWarnings == 0 && res.coverageWarns() && retry > out.TargetAccept {
+				// The chains missed mass of p that ln Z does not account
+				// for: on the funnel, runs that never diverge at the
+				// first target never reach the neck (see
+				// PipelineMaxDivergentFraction), and the retry's target
+				// is what repairs them.
+				start = time.Now()
+				again := lengthened(cfg.Sampler, longer, runs)
+				again.TargetAccept = retry
+				if draws, err = sample(ctx, &again); err != nil {
+					return nil, fmt.Errorf("gbs: sampling again at TargetAccept %v: %w", retry, err)
+				}
+				info = append(info, fmt.Sprintf("the evidence's coverage check found mass of p beyond the draws' range that ln Z does not account for "+
+					"(%.2g of its independence chains' steps, limit %.2g), so the chains were run again at TargetAccept %v; the draws come from that run",
+					res.Diagnostics.CoverageFrac, res.Diagnostics.CoverageLimit, retry))
+				out.LogDensityCalls += res.NCall
+				out.Sampling, out.TargetAccept, out.Retried, res = draws, retry, true, nil
+				out.GradCalls += draws.GradCalls
+				out.SamplingTime += time.Since(start)
+				continue
 			}
 			if res.SamplerWarnings == 0 {
 				break
@@ -238,14 +263,10 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 		if longer <= 0 || runs == PipelineMaxLengthenings {
 			break
 		}
+		runs++
 		start = time.Now()
-		scale := math.Pow(longer, float64(runs+1))
-		again := cfg.Sampler
+		again := lengthened(cfg.Sampler, longer, runs)
 		again.TargetAccept = out.TargetAccept
-		if w := cmp.Or(again.Warmup, nuts.DefaultWarmup); w > 0 {
-			again.Warmup = int(math.Ceil(scale * float64(w)))
-		}
-		again.Draws = int(math.Ceil(scale * float64(cmp.Or(again.Draws, nuts.DefaultDraws))))
 		if draws, err = sample(ctx, &again); err != nil {
 			return nil, fmt.Errorf("gbs: sampling again with %d draws per chain: %w", again.Draws, err)
 		}
@@ -285,6 +306,20 @@ func pipeline(ctx context.Context, sample func(context.Context, *nuts.Settings) 
 // a sign of exploration there, not of bias. Many (beyond 1 %) mean the
 // sampler cannot follow the posterior, and warn.
 const PipelineMaxDivergentFraction = 0.01
+
+// lengthened returns s with its warm-up and draws per chain multiplied by
+// longer^runs (runs = 0: s itself).
+func lengthened(s nuts.Settings, longer float64, runs int) nuts.Settings {
+	if runs == 0 {
+		return s
+	}
+	scale := math.Pow(longer, float64(runs))
+	if w := cmp.Or(s.Warmup, nuts.DefaultWarmup); w > 0 {
+		s.Warmup = int(math.Ceil(scale * float64(w)))
+	}
+	s.Draws = int(math.Ceil(scale * float64(cmp.Or(s.Draws, nuts.DefaultDraws))))
+	return s
+}
 
 // PipelineMaxLengthenings is the number of longer NUTS runs Pipeline
 // makes at most (PipelineSettings.RetryDrawsFactor), the k-th with

@@ -26,12 +26,15 @@ type unchangedCase struct {
 
 // The recorded values: main at 0d92627, which has no diagnostics (the
 // estimator changes on main since f8b3b75 moved them; record again from
-// main with GBS_PRINT_UNCHANGED=1 when the estimator itself changes).
+// main with GBS_PRINT_UNCHANGED=1 when the estimator itself changes). The
+// funnel's were recorded again when the flow's scale layer became the
+// default (the other problems' flows do not keep it): -63.4514 to
+// -63.5007 and -63.4522 to -63.5000 (exact -63.4988).
 var unchangedCases = []unchangedCase{
-	{"funnel", problems.Funnel(), 1, true, -63.451448677102036},
+	{"funnel", problems.Funnel(), 1, true, -63.500713163274774},
 	{"banana", problems.Banana(), 1, true, -127.22272174404482},
 	{"cauchy", problems.Cauchy(), 1, true, -254.69678268110698},
-	{"funnel-8chains-logp", problems.Funnel(), 8, false, -63.452160675146303},
+	{"funnel-8chains-logp", problems.Funnel(), 8, false, -63.499993106465169},
 }
 
 // The NUTS pipeline on the ring (short chains): log p comes from the

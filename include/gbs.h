@@ -525,6 +525,11 @@ typedef struct gbs_flow gbs_flow;
                                   fits held-out points better (default) */
 #define GBS_CONDITIONAL_OFF 1  /* sliced layers only */
 
+/* The scale layer (gbs_flow_options.scale). */
+#define GBS_SCALE_AUTO 0 /* tried first, kept when the flow with it predicts
+                            held-out points better (default) */
+#define GBS_SCALE_OFF 1  /* no scale layer */
+
 typedef struct gbs_flow_options {
   size_t size;        /* sizeof(gbs_flow_options) */
   int32_t max_layers; /* cap when a held-out set chooses the number of
@@ -549,6 +554,13 @@ typedef struct gbs_flow_options {
   const double *lower; /* NULL, or d lower bounds (-INFINITY for none); all
                           points strictly inside; read during the call */
   const double *upper; /* NULL, or d upper bounds (+INFINITY for none) */
+  int32_t scale;      /* GBS_SCALE_*; default auto.  The scale layer maps
+                         every coordinate but one to
+                         (z_j - m_j - c_j z_k) exp(-(a_j + b_j z_k)): a
+                         variance parameter setting the others' scale, as
+                         in a funnel.  Not tried without a held-out set
+                         (layers > 0) or above 256 dimensions.  Structs of
+                         the size before this field are accepted */
 } gbs_flow_options;
 
 typedef struct gbs_flow_info {

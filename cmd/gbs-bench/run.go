@@ -46,9 +46,9 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 			set.TargetAccept = cfg.targetAccept
 			ev, gl := gbs.Settings{FErr: cfg.ferr}, cfg.globalSettings()
-			if cfg.scale {
-				ev.Proposal = gbs.FlowProposal(&flow.Settings{Scale: true, Lower: p.Lower, Upper: p.Upper})
-				gl.Flow = &flow.Settings{Scale: true}
+			if cfg.noScale {
+				ev.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
+				gl.Flow = &flow.Settings{NoScale: true}
 			}
 			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: gl, Evidence: ev})
 			if err != nil {

@@ -73,7 +73,7 @@ func main() {
 	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
 	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
 		"comma-separated cases; also funnel-nuts")
-	flag.BoolVar(&scale, "scale", false, "the evidence's flow with a scale layer (flow.Settings.Scale)")
+	flag.BoolVar(&noScale, "no-scale", false, "the evidence's flow without the scale layer (flow.Settings.NoScale)")
 	flag.Parse()
 	srcs := map[string]source{}
 	for _, s := range sources(*n) {
@@ -171,14 +171,14 @@ func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
 	}
 }
 
-// scale adds the flow's scale layer to the evidence's proposal.
-var scale bool
+// noScale removes the scale layer from the evidence's flow.
+var noScale bool
 
 // evidenceSettings are the evidence's settings for problem p.
 func evidenceSettings(p *problems.Problem, seed uint64) gbs.Settings {
 	s := gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper}
-	if scale {
-		s.Proposal = gbs.FlowProposal(&flow.Settings{Scale: true, Lower: p.Lower, Upper: p.Upper})
+	if noScale {
+		s.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
 	}
 	return s
 }
@@ -204,7 +204,7 @@ func run(src source, seed uint64) Run {
 		// The benchmark's budget: 8 chains of 2500 iterations, a fifth
 		// warm-up.
 		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}}
-		if scale {
+		if noScale {
 			set.Evidence = evidenceSettings(p, seed)
 		}
 		var pr *gbs.PipelineResult

@@ -102,7 +102,7 @@ class FlowOptions(Structure):
                 ("rotation", c_int32), ("threads", c_int32), ("conditional", c_int32),
                 ("damping", c_double), ("bandwidth", c_double),
                 ("validation_fraction", c_double), ("seed", c_uint64),
-                ("lower", _dp), ("upper", _dp)]
+                ("lower", _dp), ("upper", _dp), ("scale", c_int32)]
 
 
 class FlowInfo(Structure):

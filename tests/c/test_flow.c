@@ -43,6 +43,17 @@ int main(void) {
         (long long)sinfo.conditional_layers, (long long)sinfo.layers);
   CHECK_OK(gbs_flow_free(sflow, &err));
 
+  /* No scale layer on request; a struct of the size before the scale
+   * field (an older header) is accepted and means the default. */
+  gbs_flow_options plain = opt;
+  plain.scale = GBS_SCALE_OFF;
+  CHECK_OK(gbs_flow_fit(x, 2000, d, NULL, &plain, &sflow, &err));
+  CHECK_OK(gbs_flow_free(sflow, &err));
+  gbs_flow_options old = opt;
+  old.size = offsetof(gbs_flow_options, scale);
+  CHECK_OK(gbs_flow_fit(x, 2000, d, NULL, &old, &sflow, &err));
+  CHECK_OK(gbs_flow_free(sflow, &err));
+
   /* Draws lie inside the box and their log q matches gbs_flow_log_prob. */
   CHECK_OK(gbs_flow_sample(flow, n, 7, y, lq, &err));
   CHECK_OK(gbs_flow_log_prob(flow, y, n, lq2, &err));
@@ -126,6 +137,12 @@ int main(void) {
   e = NULL;
   CHECK(gbs_flow_fit(x, n, d, NULL, &badopt, &bad, &e) == GBS_ERR_ARGUMENT, "conditional = 7 accepted");
   printf("conditional = 7 -> %s\n", e ? e : "(none)");
+  gbs_free_error(e);
+  badopt.conditional = GBS_CONDITIONAL_AUTO;
+  badopt.scale = 2;
+  e = NULL;
+  CHECK(gbs_flow_fit(x, n, d, NULL, &badopt, &bad, &e) == GBS_ERR_ARGUMENT, "scale = 2 accepted");
+  printf("scale = 2 -> %s\n", e ? e : "(none)");
   gbs_free_error(e);
   for (int64_t i = 0; i < n; i++) x[i * d + 3] = 1.0; /* a constant column */
   e = NULL;
