@@ -603,7 +603,13 @@ func coverageLimit(n int, neff float64, m int) float64 {
 // the first-order shift frac·(1 - covered) is within the error bar, and
 // the draws miss at most coverageInfoFrac of p.
 func coverageAccounted(frac, covered, logZErr float64) bool {
-	return covered >= coverageCovered && frac <= coverageInfoFrac && math.Abs(frac*(1-covered)) <= logZErr
+	return covered >= coverageCovered && frac <= coverageInfoFrac && shiftWithin(frac*(1-covered), logZErr)
+}
+
+// shiftWithin reports whether a shift of ln Z is within its error bar,
+// or below the root finder's resolution (with q = p/Z the error bar is 0).
+func shiftWithin(shift, logZErr float64) bool {
+	return math.Abs(shift) <= math.Max(logZErr, 1e-9)
 }
 
 // coverageWarns reports whether the coverage check warned that the draws
@@ -653,9 +659,12 @@ func (e *estimation) diagnoseCoverage() {
 		"the independence chains reach %.4g, at %d distinct points, %.0f %% of these steps at one of them), where draws of p would leave about %.2g (limit %.2g)",
 		st.frac, where, coordName(k), end, st.edge, st.far, st.points, 100*st.top, 1/(st.neff+1), st.limit)
 	shift := st.frac * (1 - st.covered)
-	off := fmt.Sprintf("low by only about %.2g", shift)
+	off := fmt.Sprintf("low by about %.2g", shift)
 	if shift < 0 {
-		off = fmt.Sprintf("high by only about %.2g", -shift)
+		off = fmt.Sprintf("high by about %.2g", -shift)
+	}
+	if math.Abs(shift) < 1e-9 {
+		off = "not moved"
 	}
 	if coverageAccounted(st.frac, st.covered, e.res.LogZErr) {
 		e.inform("the draws under-represent a small part of p: %s; the proposal covers that region (the bridge function there is %.2g of its mean at the draws), "+
@@ -665,10 +674,14 @@ func (e *estimation) diagnoseCoverage() {
 		return
 	}
 	effect := "ln Z is then low by about the mass the chains missed, and its error bar does not show it"
-	if st.covered >= coverageCovered {
+	switch {
+	case st.covered >= coverageCovered && !shiftWithin(shift, e.res.LogZErr):
+		effect = fmt.Sprintf("the proposal reaches that region (the bridge function there is %.2g of its mean at the draws), "+
+			"but not in proportion to p: to first order ln Z is %s, more than its error bar", st.covered, off)
+	case st.covered >= coverageCovered:
 		effect = fmt.Sprintf("the proposal covers that region (the bridge function there is %.2g of its mean at the draws), "+
-			"so ln Z accounts for it: to first order it is %s, but the draws themselves under-represent p there",
-			st.covered, off)
+			"so ln Z accounts for it (to first order it is %s, within its error bar), but the draws miss more than %.0f %% of p: "+
+			"they are not a sample of it", st.covered, off, 100*coverageInfoFrac)
 	}
 	e.warn("the chains appear to miss part of p: %s; %s; likely causes: "+
 		"a region the sampler cannot enter (a funnel's neck, heavy tails, a mode no chain found) or draws truncated by a "+

@@ -324,4 +324,10 @@ func TestCoverageCoveredNote(t *testing.T) {
 		t.Errorf("no coverage note (frac %.3g, limit %.3g): %q",
 			res.Diagnostics.CoverageFrac, res.Diagnostics.CoverageLimit, res.Info)
 	}
+	// With q's sd 1.05 the error bar is smaller (0.001) than the shift
+	// (0.0013): a warning that says so.
+	res = truncatedNormal(t, 4, 8000, -2.5, 1.05, -3)
+	if !hasWarning(res.Warnings, "but not in proportion to p: to first order ln Z is high by about") {
+		t.Errorf("q's sd 1.05: warnings %q", res.Warnings)
+	}
 }

@@ -41,6 +41,7 @@ type Run struct {
 	Clean     bool    `json:"clean"`
 	Seed      uint64  `json:"seed"`
 	Warned    bool    `json:"warned"`
+	Noted     bool    `json:"noted"` // the finding went to Info: ln Z accounts for it
 	KSWarned  bool    `json:"ks_warned"`
 	KS        float64 `json:"ks"`
 	KSLimit   float64 `json:"ks_limit"`
@@ -224,6 +225,9 @@ func run(src source, seed uint64) Run {
 	// draws) is written as -1.
 	r.KS, r.KSLimit = nanTo(res.Checks.CoverageKS, -1), nanTo(res.Checks.CoverageKSLimit, -1)
 	r.NQ, r.NCall, r.DLogZ, r.LogZErr = res.NQ, res.NCall, res.LogZ-p.LogZ, res.LogZErr
+	for _, s := range res.Info {
+		r.Noted = r.Noted || strings.Contains(s, "the draws under-represent a small part of p")
+	}
 	for _, w := range res.Warnings {
 		switch {
 		case strings.Contains(w, "the chains appear to miss part of p"):
