@@ -52,6 +52,7 @@
 // global move of the sampler: an independence Metropolis–Hastings move
 // after each NUTS transition, with the flow refitted only between warm-up
 // stages, which moves chains between modes that NUTS cannot cross and so
-// sets the modes' weights (off by default; docs/benchmarks.md, "Global
-// moves").
+// sets the modes' weights (on by default where the warm-up stages' draws
+// suffice, see PipelineGlobalDefault; docs/benchmarks.md, "Global moves
+// by default").
 package gbs

@@ -54,7 +54,9 @@ type PipelineSettings struct {
 	// sampler's.
 	Evidence Settings
 	// Global configures the flow as a global move of the sampler (see
-	// GlobalSettings); off by default (PipelineGlobalDefault). With global
+	// GlobalSettings); on by default where each warm-up stage's draws
+	// number at least GlobalMinPointsPerDim per dimension
+	// (PipelineGlobalDefault). With global
 	// moves and no Sampler.Init, the chains start at points drawn
 	// uniformly in the central 90 % of the box when the box is finite.
 	Global GlobalSettings

@@ -103,12 +103,25 @@ func hasWarning(ws []string, sub string) bool {
 	return false
 }
 
-// A chain stuck in a minor mode is reported, by R-hat and by name, and
-// not dropped; chains that agree produce no sampling warning.
+// Without global moves a chain stuck in a minor mode is reported, by
+// R-hat and by name, and not dropped; chains that agree produce no
+// sampling warning. With them (the default) the stuck chain is moved to
+// the major mode.
 func TestPipelineWarnsStuckChain(t *testing.T) {
 	init := [][]float64{{0, 0}, {0.5, 0}, {0, -0.5}, {20, 20}}
 	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
 	r, err := gbs.Pipeline(context.Background(), mixture2, 2, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ln Z of N(0, I) + e^-8 N((20, 20), I) in 2-d.
+	logZ := math.Log(2*math.Pi) + math.Log1p(math.Exp(-8))
+	if ev := r.Evidence; !r.Global || len(ev.Warnings) > 0 || !(math.Abs(ev.LogZ-logZ) < 4*ev.LogZErr) {
+		t.Errorf("global moves %v: ln Z %.4f ± %.4f (exact %.4f), warnings %q: want the stuck chain repaired",
+			r.Global, ev.LogZ, ev.LogZErr, logZ, ev.Warnings)
+	}
+	set.Global.Mode = gbs.GlobalOff
+	r, err = gbs.Pipeline(context.Background(), mixture2, 2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +218,8 @@ func TestPipelineRetriesDivergentRun(t *testing.T) {
 	}
 }
 
-// A funnel run whose chains never diverge at the first target, and so
-// never reach the neck (seed 920034 of the benchmark, -6.7σ with a
+// A funnel run of NUTS alone whose chains never diverge at the first
+// target, and so never reach the neck (seed 920034 of the benchmark, -6.7σ with a
 // coverage warning before this retry): the coverage check finds mass
 // beyond the draws that ln Z does not account for, and the pipeline runs
 // the chains again at the retry's target, as after divergences.
@@ -216,7 +229,8 @@ func TestPipelineRetriesMissedNeck(t *testing.T) {
 	}
 	p := problems.Funnel()
 	f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: 920034}}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: 920034},
+		Global: gbs.GlobalSettings{Mode: gbs.GlobalOff}}
 	r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +365,7 @@ func TestPipelineLengthensUnmixedRun(t *testing.T) {
 		calls.Add(1)
 		return mixture2(g, x)
 	}
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
+	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}, Global: gbs.GlobalSettings{Mode: gbs.GlobalOff}}
 	r, err := gbs.Pipeline(context.Background(), f, 2, set)
 	if err != nil {
 		t.Fatal(err)

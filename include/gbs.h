@@ -693,7 +693,8 @@ typedef struct gbs_nuts_options {
  * chains found in the wrong proportions.  Without init, the chains start at
  * points drawn uniformly in the central 90 % of the box when it is finite.
  * The moves' counts are in gbs_nuts_chain_stats. */
-#define GBS_GLOBAL_DEFAULT 0 /* the library's default: currently off */
+#define GBS_GLOBAL_DEFAULT 0 /* the library's default: on when chains x
+                                global_stage_iters >= 10 d, off above */
 #define GBS_GLOBAL_ON 1
 #define GBS_GLOBAL_OFF 2
 

@@ -136,7 +136,9 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     global_moves : bool, optional
         Alternate each NUTS transition with independence Metropolis–Hastings
         moves from a Gaussianizing flow fitted on the chains (None: the
-        library's default, currently off). After the warm-up the chains
+        library's default, on when each warm-up stage's pooled draws,
+        ``chains * global_stage_iters``, number at least 10 per dimension,
+        so with 4 chains up to d = 40). After the warm-up the chains
         run ``global_stages`` (default 2) more warm-up stages of
         ``global_stage_iters`` (default 100) iterations; the flow fitted on
         each stage's pooled draws (within ``bounds``) proposes the next

@@ -35,6 +35,9 @@ int main(void) {
   nopt.seed = 5;
   nopt.warmup = 300;
   nopt.target_accept = 0.9;
+  /* NUTS alone: one phase, so one batch per step of the longest chain
+   * (global moves, on by default, add phases between the flow's fits). */
+  nopt.global_moves = GBS_GLOBAL_OFF;
   double *x = malloc(sizeof(double) * chains * draws * d);
   double *xb = malloc(sizeof(double) * chains * draws * d);
   double *lp = malloc(sizeof(double) * chains * draws);
