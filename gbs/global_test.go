@@ -143,3 +143,31 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 		}
 	}
 }
+
+// The default turns global moves on where each warm-up stage's pooled
+// draws number at least GlobalMinPointsPerDim per dimension, and off
+// above; GlobalOn turns them on regardless.
+func TestGlobalDefaultByDimension(t *testing.T) {
+	for _, tc := range []struct {
+		chains, iters, d int
+		mode             gbs.GlobalMode
+		want             bool
+	}{
+		{0, 0, 40, gbs.GlobalDefault, true},  // 4 chains × 100 = 400 = 10 · 40
+		{0, 0, 41, gbs.GlobalDefault, false}, // 400 < 410
+		{8, 0, 80, gbs.GlobalDefault, true},  // the benchmark's 8 chains
+		{8, 200, 160, gbs.GlobalDefault, true},
+		{8, 0, 81, gbs.GlobalDefault, false},
+		{8, 0, 500, gbs.GlobalOn, true},
+		{8, 0, 2, gbs.GlobalOff, false},
+	} {
+		s := nuts.Settings{Chains: tc.chains}
+		got, on, err := gbs.WithGlobalMoves(s, gbs.GlobalSettings{Mode: tc.mode, StageIters: tc.iters}, tc.d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on != tc.want || (got.Global != nil) != tc.want {
+			t.Errorf("%d chains × %d stage iterations, d = %d, mode %v: global moves %v, want %v", tc.chains, tc.iters, tc.d, tc.mode, on, tc.want)
+		}
+	}
+}
