@@ -22,6 +22,18 @@ const flowKind = "gbs_flow"
 // field was added at its end, which callers built against it still pass.
 var flowOptionsOldSize = unsafe.Offsetof(C.gbs_flow_options{}.scale)
 
+// offCode reads an option whose codes are auto and off: whether it says
+// off, or an error naming the field and its codes.
+func offCode(v, auto, off C.int32_t, field, codes string) (bool, error) {
+	switch v {
+	case auto:
+		return false, nil
+	case off:
+		return true, nil
+	}
+	return false, argError("%s = %d is not a %s value", field, int32(v), codes)
+}
+
 // flowSettings converts the flow options for points of dimension d.
 func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	const name = "gbs_flow_options"
@@ -53,21 +65,13 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	default:
 		return flow.Settings{}, argError("%s.rotation = %d is not a GBS_ROTATION_* value", name, int32(o.rotation))
 	}
-	var noCond bool
-	switch o.conditional {
-	case C.GBS_CONDITIONAL_AUTO:
-	case C.GBS_CONDITIONAL_OFF:
-		noCond = true
-	default:
-		return flow.Settings{}, argError("%s.conditional = %d is not a GBS_CONDITIONAL_* value", name, int32(o.conditional))
+	noCond, err := offCode(o.conditional, C.GBS_CONDITIONAL_AUTO, C.GBS_CONDITIONAL_OFF, name+".conditional", "GBS_CONDITIONAL_*")
+	if err != nil {
+		return flow.Settings{}, err
 	}
-	var noScale bool
-	switch o.scale {
-	case C.GBS_SCALE_AUTO:
-	case C.GBS_SCALE_OFF:
-		noScale = true
-	default:
-		return flow.Settings{}, argError("%s.scale = %d is not a GBS_SCALE_* value", name, int32(o.scale))
+	noScale, err := offCode(o.scale, C.GBS_SCALE_AUTO, C.GBS_SCALE_OFF, name+".scale", "GBS_SCALE_*")
+	if err != nil {
+		return flow.Settings{}, err
 	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
