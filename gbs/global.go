@@ -121,19 +121,22 @@ func (g *GlobalSettings) on() (bool, error) {
 // are on. With global moves and no s.Init, the chains start at points
 // drawn uniformly in the central 90 % of the box when s.Lower and s.Upper
 // are finite (dispersed starts, so that q sees every mode a chain
-// finds). s is not modified. An error names a bad setting, or s.Global
-// set together with g on.
+// finds). s is not modified. With s.Global already set, GlobalDefault
+// keeps it; GlobalOn is then an error, as is a bad setting.
 func WithGlobalMoves(s nuts.Settings, g GlobalSettings, d int) (nuts.Settings, bool, error) {
 	on, err := g.on()
 	if err != nil || !on {
 		return s, false, err
 	}
+	if s.Global != nil {
+		if g.Mode == GlobalDefault {
+			return s, true, nil // the caller's own global moves
+		}
+		return s, false, errors.New("gbs: both the sampler's Global and GlobalSettings are set; use GlobalDefault or GlobalOff with your own nuts.GlobalSettings")
+	}
 	chains := cmp.Or(s.Chains, len(s.Init), 4) // nuts's defaults
 	if g.Mode == GlobalDefault && chains*cmp.Or(g.StageIters, DefaultGlobalStageIters) < GlobalMinPointsPerDim*d {
 		return s, false, nil
-	}
-	if s.Global != nil {
-		return s, false, errors.New("gbs: both the sampler's Global and GlobalSettings are set; use GlobalOff with your own nuts.GlobalSettings")
 	}
 	s.Global = g.nutsGlobal(d, s.Seed, s.Lower, s.Upper)
 	if s.Init == nil {

@@ -146,7 +146,8 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 
 // The default turns global moves on where each warm-up stage's pooled
 // draws number at least GlobalMinPointsPerDim per dimension, and off
-// above; GlobalOn turns them on regardless.
+// above; GlobalOn turns them on regardless. A sampler's own global moves
+// stay with the default.
 func TestGlobalDefaultByDimension(t *testing.T) {
 	for _, tc := range []struct {
 		chains, iters, d int
@@ -169,5 +170,15 @@ func TestGlobalDefaultByDimension(t *testing.T) {
 		if on != tc.want || (got.Global != nil) != tc.want {
 			t.Errorf("%d chains × %d stage iterations, d = %d, mode %v: global moves %v, want %v", tc.chains, tc.iters, tc.d, tc.mode, on, tc.want)
 		}
+	}
+	// The sampler's own global moves: kept by the default, in conflict
+	// with GlobalOn.
+	own := &nuts.GlobalSettings{Fit: func(int, [][]float64, [][]float64) (nuts.GlobalMove, error) { return nil, nil }}
+	got, on, err := gbs.WithGlobalMoves(nuts.Settings{Global: own}, gbs.GlobalSettings{}, 500)
+	if err != nil || !on || got.Global != own {
+		t.Errorf("own global moves with the default: on %v, kept %v, error %v", on, got.Global == own, err)
+	}
+	if _, _, err := gbs.WithGlobalMoves(nuts.Settings{Global: own}, gbs.GlobalSettings{Mode: gbs.GlobalOn}, 2); err == nil {
+		t.Error("own global moves with GlobalOn: no error")
 	}
 }
