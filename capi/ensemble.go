@@ -13,6 +13,7 @@ import (
 
 	"github.com/gbs-evidence/gbs/ensemble"
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/pipeline"
 )
 
 const ensembleKind = "gbs_ensemble"
@@ -209,7 +210,7 @@ func gbsgo_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.in
 			return err
 		}
 		defer cancel()
-		r, err := gbs.EnsemblePipeline(ctx, batchDensity(f, u, int(d)), int(d), &gbs.EnsemblePipelineSettings{Sampler: s, Evidence: es})
+		r, err := pipeline.Ensemble(ctx, batchDensity(f, u, int(d)), int(d), &pipeline.EnsembleSettings{Sampler: s, Evidence: es})
 		if err != nil {
 			return err
 		}

@@ -120,6 +120,7 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 		}
 		trace[i] = C.gbs_trace_point{n_q: C.int64_t(p.NQ), logz: C.double(p.LogZ), logzerr: C.double(p.LogZErr)}
 	}
+	warnings, info := r.Warnings(), r.Info()
 	full := C.gbs_result{
 		size:        out.size,
 		logz:        C.double(r.LogZ),
@@ -132,16 +133,16 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 		re2_q:       C.double(r.RE2Q),
 		method:      methodCodes[r.Method],
 		n_trace:     C.int64_t(len(r.Trace)),
-		n_warnings:  C.int64_t(len(r.Warnings)),
-		warnings:    newWarnings(r.Warnings),
+		n_warnings:  C.int64_t(len(warnings)),
+		warnings:    newWarnings(warnings),
 		diagnostics: diagnosticsToC(&r.Diagnostics),
 	}
 	// A caller of ABI version 1 or 2 has no room for the info list: it is
 	// not allocated, since nobody could free it.
 	if uintptr(out.size) >= unsafe.Sizeof(full) {
-		full.n_sampler_warnings = C.int64_t(min(max(r.SamplerWarnings, 0), len(r.Warnings)))
-		full.n_info = C.int64_t(len(r.Info))
-		full.info = newWarnings(r.Info)
+		full.n_sampler_warnings = C.int64_t(len(r.DrawWarnings()))
+		full.n_info = C.int64_t(len(info))
+		full.info = newWarnings(info)
 	}
 	copyResult(out, &full)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/internal/memlimit"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 )
 
 // metricCodes lists the GBS_METRIC_* codes in the order of nuts.Metric.
@@ -29,28 +30,28 @@ var (
 	chainStatsOldSize  = unsafe.Offsetof(C.gbs_nuts_chain_stats{}.global_proposed)
 )
 
-// globalCodes maps the GBS_GLOBAL_* codes to gbs.GlobalMode.
-var globalCodes = map[C.int32_t]gbs.GlobalMode{
-	C.GBS_GLOBAL_DEFAULT: gbs.GlobalDefault,
-	C.GBS_GLOBAL_ON:      gbs.GlobalOn,
-	C.GBS_GLOBAL_OFF:     gbs.GlobalOff,
+// globalCodes maps the GBS_GLOBAL_* codes to pipeline.GlobalMode.
+var globalCodes = map[C.int32_t]pipeline.GlobalMode{
+	C.GBS_GLOBAL_DEFAULT: pipeline.GlobalDefault,
+	C.GBS_GLOBAL_ON:      pipeline.GlobalOn,
+	C.GBS_GLOBAL_OFF:     pipeline.GlobalOff,
 }
 
 // globalSettings converts the global-move options.
-func globalSettings(o *C.gbs_nuts_options) (gbs.GlobalSettings, error) {
+func globalSettings(o *C.gbs_nuts_options) (pipeline.GlobalSettings, error) {
 	const name = "gbs_nuts_options"
 	mode, ok := globalCodes[o.global_moves]
 	switch {
 	case !ok:
-		return gbs.GlobalSettings{}, argError("%s.global_moves = %d is not a GBS_GLOBAL_* value", name, int32(o.global_moves))
+		return pipeline.GlobalSettings{}, argError("%s.global_moves = %d is not a GBS_GLOBAL_* value", name, int32(o.global_moves))
 	case o.global_moves_per_iter < 0:
-		return gbs.GlobalSettings{}, argError("%s.global_moves_per_iter = %d is negative", name, int32(o.global_moves_per_iter))
+		return pipeline.GlobalSettings{}, argError("%s.global_moves_per_iter = %d is negative", name, int32(o.global_moves_per_iter))
 	case o.global_stages < 0 || o.global_stages > 1<<20:
-		return gbs.GlobalSettings{}, argError("%s.global_stages = %d, want 0 (default) to 2^20", name, int64(o.global_stages))
+		return pipeline.GlobalSettings{}, argError("%s.global_stages = %d, want 0 (default) to 2^20", name, int64(o.global_stages))
 	case o.global_stage_iters < 0 || o.global_stage_iters > 1<<30:
-		return gbs.GlobalSettings{}, argError("%s.global_stage_iters = %d, want 0 (default) to 2^30", name, int64(o.global_stage_iters))
+		return pipeline.GlobalSettings{}, argError("%s.global_stage_iters = %d, want 0 (default) to 2^30", name, int64(o.global_stage_iters))
 	}
-	return gbs.GlobalSettings{Mode: mode, Moves: int(o.global_moves_per_iter),
+	return pipeline.GlobalSettings{Mode: mode, Moves: int(o.global_moves_per_iter),
 		Stages: int(o.global_stages), StageIters: int(o.global_stage_iters)}, nil
 }
 
@@ -184,7 +185,7 @@ func (o *nutsOutputs) write(r *nuts.Result) {
 // the sampling half of gbs_nuts_evidence(_batch).
 type nutsCall struct {
 	set    nuts.Settings
-	global gbs.GlobalSettings
+	global pipeline.GlobalSettings
 	opt    C.gbs_nuts_options
 	out    *nutsOutputs
 }
@@ -266,7 +267,7 @@ func nutsSample(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, op
 		return err
 	}
 	defer cancel()
-	s, _, err := gbs.WithGlobalMoves(a.set, a.global, int(d))
+	s, _, err := pipeline.WithGlobalMoves(a.set, a.global, int(d))
 	if err != nil {
 		return err
 	}
@@ -286,8 +287,8 @@ func gbsgo_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nC
 	u := uintptr(user)
 	return call("gbs_nuts_evidence", errOut, func() error {
 		return nutsEvidence(unsafe.Pointer(f), gradKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
-			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
-				return gbs.Pipeline(ctx, gradDensity(f, u), int(d), s)
+			func(ctx context.Context, s *pipeline.Settings) (*pipeline.Result, error) {
+				return pipeline.NUTS(ctx, gradDensity(f, u), int(d), s)
 			})
 	})
 }
@@ -300,8 +301,8 @@ func gbsgo_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Po
 	u := uintptr(user)
 	return call("gbs_nuts_evidence_batch", errOut, func() error {
 		return nutsEvidence(unsafe.Pointer(f), gradBatchKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
-			func(ctx context.Context, s *gbs.PipelineSettings) (*gbs.PipelineResult, error) {
-				return gbs.PipelineBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
+			func(ctx context.Context, s *pipeline.Settings) (*pipeline.Result, error) {
+				return pipeline.NUTSBatch(ctx, gradBatchDensity(f, u, int(d)), int(d), s)
 			})
 	})
 }
@@ -311,7 +312,7 @@ func gbsgo_nuts_evidence_batch(f C.gbs_log_density_grad_batch_fn, user unsafe.Po
 // through run and writes the outputs.
 func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, nutsOpt *C.gbs_nuts_options, evOpt *C.gbs_evidence_options,
 	result *C.gbs_result, trace *C.gbs_trace_point, traceCap C.int64_t, draws, logp *C.double,
-	stats *C.gbs_nuts_chain_stats, run func(context.Context, *gbs.PipelineSettings) (*gbs.PipelineResult, error)) error {
+	stats *C.gbs_nuts_chain_stats, run func(context.Context, *pipeline.Settings) (*pipeline.Result, error)) error {
 	a, eo, es, tr, err := nutsEvidenceArgs(f, fKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats)
 	if err != nil {
 		return err
@@ -321,7 +322,7 @@ func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 		return err
 	}
 	defer cancel()
-	ps := &gbs.PipelineSettings{Sampler: a.set, Evidence: es, Global: a.global}
+	ps := &pipeline.Settings{Sampler: a.set, Evidence: es, Global: a.global}
 	if a.out.draws != nil || a.out.logp != nil {
 		// The caller's buffers hold n_draws per chain: no longer run.
 		ps.RetryDrawsFactor = -1

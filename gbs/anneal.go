@@ -390,7 +390,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 	for _, r := range passes {
 		q, ok := r.q.(LatentProposal)
 		if !ok {
-			e.inform("the annealed bridge was wanted (%s) but the proposal has no latent space (gbs.LatentProposal): the direct bridge's estimate stands", why)
+			e.inform(CheckAnneal, "the annealed bridge was wanted (%s) but the proposal has no latent space (gbs.LatentProposal): the direct bridge's estimate stands", why)
 			return false, nil
 		}
 		qs = append(qs, q)
@@ -460,7 +460,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 	if plan.capped {
 		msg += fmt.Sprintf(" (rungs capped at %d: the error bar is wider than aimed at)", annealMaxSteps)
 	}
-	e.inform("%s", msg)
+	e.inform(CheckAnneal, "%s", msg)
 	return true, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/flow"
@@ -42,16 +41,11 @@ func TestAnnealedBridgeFewDraws(t *testing.T) {
 	if dz := r.LogZ - p.LogZ; math.Abs(dz) > 4*r.LogZErr || r.LogZErr > 0.1 {
 		t.Errorf("ln Z = %.4f ± %.4f, exact %.4f: want within 4σ and σ < 0.1", r.LogZ, r.LogZErr, p.LogZ)
 	}
-	if !strings.Contains(strings.Join(r.Info, "\n"), "annealed bridge used") {
-		t.Errorf("no note of the annealed bridge in Info: %q", r.Info)
+	if f := r.Found(CheckAnneal); len(f) != 1 || f[0].Kind != KindInfo {
+		t.Errorf("no note of the annealed bridge: %+v", r.Findings)
 	}
-	if !strings.Contains(r.String(), "annealed bridge") {
-		t.Errorf("Result.String() does not mention the annealed bridge:\n%s", r)
-	}
-	for _, w := range r.Warnings {
-		if strings.Contains(w, "log density that is not") {
-			t.Errorf("warning blames the log density: %s", w)
-		}
+	if r.Warns(CheckConsistency) {
+		t.Errorf("warning blames the log density: %q", r.Warnings())
 	}
 	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 1, Anneal: AnnealOff})
 	if err != nil {
@@ -70,8 +64,8 @@ func TestAnnealNotUsedWhenHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.AnnealSteps != 0 || r.AnnealCalls != 0 || strings.Contains(strings.Join(r.Info, "\n"), "anneal") {
-		t.Fatalf("annealed bridge used on a healthy case: %d steps, info %q", r.AnnealSteps, r.Info)
+	if r.AnnealSteps != 0 || r.AnnealCalls != 0 || len(r.Found(CheckAnneal)) != 0 {
+		t.Fatalf("annealed bridge used on a healthy case: %d steps, info %q", r.AnnealSteps, r.Info())
 	}
 	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 2, Anneal: AnnealOff})
 	if err != nil {
@@ -106,7 +100,7 @@ func TestAnnealOnBoundedChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.AnnealSteps < 2 {
-		t.Fatalf("AnnealOn did not anneal: %q", r.Info)
+		t.Fatalf("AnnealOn did not anneal: %q", r.Info())
 	}
 	t.Logf("ln Z = %.4f ± %.4f (exact %.4f), %d rungs, %d calls", r.LogZ, r.LogZErr, p.LogZ, r.AnnealSteps, r.AnnealCalls)
 	if dz := r.LogZ - p.LogZ; math.Abs(dz) > 4*r.LogZErr || r.LogZErr > 0.3 {

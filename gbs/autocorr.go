@@ -1,7 +1,6 @@
 package gbs
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gbs-evidence/gbs/internal/mcmc"
@@ -128,12 +127,24 @@ func walkersShort(m int, tau float64) bool {
 	return float64(m) < shortChainFactor*tau
 }
 
-// walkerWarning is the warning for an ensemble's walkers shorter than
-// 50 τ of coordinate k.
-func walkerWarning(tau float64, k, m int) string {
-	return fmt.Sprintf("the ensemble's walkers are too short: %d draws per walker, and %s has an autocorrelation time "+
+// diagnoseWalkers applies emcee's rule to an ensemble's walkers: each
+// at least 50 τ of every coordinate.
+func (e *estimation) diagnoseWalkers() {
+	s := e.s
+	if !s.Ensemble || s.Independent || s.Draws() < 2 {
+		return
+	}
+	if tau, k := walkerTime(s); walkersShort(s.Draws(), tau) {
+		e.found(e.walkerFinding(tau, k, s.Draws()))
+	}
+}
+
+// walkerFinding is the warning for an ensemble's walkers of m draws,
+// shorter than 50 τ of coordinate k.
+func (e *estimation) walkerFinding(tau float64, k, m int) Finding {
+	return finding(CheckEnsembleWalkers, 0, k, tau, float64(m)/shortChainFactor, "the ensemble's walkers are too short: %d draws per walker, and %s has an autocorrelation time "+
 		"of %.3g draws (estimated as emcee does, and biased low from walkers this short); emcee's rule asks for walkers "+
 		"of at least 50 tau (%.0f draws here after burn-in and thinning): the walkers move together, and from shorter "+
 		"walkers tau, and so the error bar of ln Z, is likely underestimated; run the sampler longer",
-		m, coordName(k), tau, math.Ceil(shortChainFactor*tau))
+		m, e.name(k), tau, math.Ceil(shortChainFactor*tau))
 }

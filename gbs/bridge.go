@@ -3,8 +3,9 @@ package gbs
 import (
 	"errors"
 	"fmt"
-	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // bridgeInput holds the log-density ratios that optimal bridge sampling

@@ -1,8 +1,10 @@
 package gbs
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
@@ -212,4 +214,65 @@ func outsideShare(b []float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(b))
+}
+
+// measureConsistency computes the statistics that compare the passes
+// with each other and with the estimators that share their proposal
+// (bridge and warp-III); IS and reciprocal IS are compared only where
+// their ratios have a finite variance (measurePareto runs first): between
+// k̂ = 1/2 and the threshold their estimates converge but their error
+// bars are too small.
+func (e *estimation) measureConsistency() {
+	if e.cfg.Method != Bridge && e.cfg.Method != Warp3 {
+		return
+	}
+	finiteQ, finiteP := e.diag.ParetoKQ < finiteVarianceK, e.diag.ParetoKP < finiteVarianceK
+	tilt, isz, hmz := math.NaN(), math.NaN(), math.NaN()
+	for _, p := range e.passes {
+		tilt = nanMax(tilt, tiltZ(p.a, p.b, p.logZ, p.logZErr, p.nchains, p.iid))
+		if finiteQ {
+			isz = nanMaxAbs(isz, isZ(p.b, p.logZ, p.logZErr))
+		}
+		if finiteP {
+			hmz = nanMaxAbs(hmz, hmZ(p.a, p.b, p.logZ, p.logZErr, p.nchains, p.iid))
+		}
+	}
+	if len(e.passes) == 2 {
+		a, b := e.passes[0], e.passes[1]
+		e.diag.CrossFitZ = crossFitZ(a.logZ, a.logZErr, b.logZ, b.logZErr)
+	}
+	e.diag.TiltZ, e.diag.ISZ, e.diag.HMZ = tilt, isz, hmz
+}
+
+// diagnoseConsistency warns when the passes, the tilt test or the
+// estimators sharing the proposal disagree beyond chance, naming the
+// mistake a specific check found (explain) as the likely cause.
+func (e *estimation) diagnoseConsistency() {
+	d := e.diag
+	var bad []string
+	worst := 0.0
+	add := func(z float64, format string, args ...any) {
+		if math.Abs(z) > consistencyZ {
+			bad = append(bad, fmt.Sprintf(format, args...))
+			worst = math.Max(worst, math.Abs(z))
+		}
+	}
+	if len(e.passes) == 2 {
+		add(d.CrossFitZ, "the two cross-fitting passes disagree by %.1f standard errors (ln Z %.4f ± %.4f and %.4f ± %.4f)",
+			math.Abs(d.CrossFitZ), e.passes[0].logZ, e.passes[0].logZErr, e.passes[1].logZ, e.passes[1].logZErr)
+	}
+	add(d.TiltZ, "the draws are not distributed as the log density says (log p - log q at the posterior "+
+		"draws is not that at the proposal draws tilted by p/q: %.1f standard errors)", d.TiltZ)
+	add(d.ISZ, "importance sampling with the same proposal disagrees with the bridge by %.1f standard errors", math.Abs(d.ISZ))
+	add(d.HMZ, "reciprocal importance sampling with the same proposal disagrees with the bridge by %.1f standard errors", math.Abs(d.HMZ))
+	if len(bad) == 0 {
+		return
+	}
+	advice := causesMismatch + "; check the log density against the sampler's, then the chains' convergence"
+	if e.cause != "" {
+		// A specific check found a mistake that explains this one.
+		advice = "likely cause: " + e.cause
+	}
+	e.found(finding(CheckConsistency, 0, WhereNone, worst, consistencyZ,
+		"the estimate is not self-consistent: %s; ln Z and its error bar cannot be trusted; %s", strings.Join(bad, "; "), advice))
 }

@@ -83,10 +83,122 @@ func (st quantityStats) rhatExcess() float64 {
 	return st.rhat / math.Max(st.rhatCrit, rhatMin)
 }
 
-// unmixed applies the convergence warnings' rule (diagnoseChains) to
-// chains before any estimate: it returns why they have not mixed, R̂
-// beyond chance or a bulk ESS below essMin, or "" when they have.
-func unmixed(s *Samples) string {
+// diagnoseConvergence computes R̂, the ESS and the burn-in statistic of
+// every coordinate and of log p (when known), and warns about chains that
+// have not mixed, still carry burn-in, or hold too few effective draws.
+func (e *estimation) diagnoseConvergence() {
+	s := e.s
+	if s.Draws() < 4 {
+		return
+	}
+	lp := e.chainLogP()
+	nq := s.Dim
+	if lp != nil {
+		nq++
+	}
+	stats := coordinateStats(s, lp, nq)
+	var worstR, worstB = -1.0, -1.0
+	var worstStats quantityStats
+	worstRWhere := 0
+	e.diag.ESSBulkMin, e.diag.ESSTailMin = math.Inf(1), math.Inf(1)
+	for i, st := range stats {
+		k := i - 1 // -1: log p
+		if k < 0 && lp == nil {
+			continue
+		}
+		if st.essBulk < e.diag.ESSBulkMin {
+			e.diag.ESSBulkMin, e.diag.ESSBulkWhere = st.essBulk, k
+		}
+		if st.essTail < e.diag.ESSTailMin {
+			e.diag.ESSTailMin, e.diag.ESSTailWhere = st.essTail, k
+		}
+		// The excess of R̂ over what chance gives decides which quantity
+		// is worst.
+		excess := st.rhatExcess()
+		if math.IsNaN(e.diag.RHatMax) || st.rhat > e.diag.RHatMax {
+			e.diag.RHatMax, e.diag.RHatCrit, e.diag.RHatWhere = st.rhat, st.rhatCrit, k
+		}
+		if excess > worstR {
+			worstR, worstRWhere, worstStats = excess, k, st
+		}
+		if z := st.burnInZ; !s.Independent && math.Abs(z) > worstB {
+			worstB = math.Abs(z)
+			e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
+		}
+	}
+	if worstR > 1 {
+		e.diag.RHatMax, e.diag.RHatCrit, e.diag.RHatWhere = worstStats.rhat, worstStats.rhatCrit, worstRWhere
+		e.diag.OutlierChains = outlierChains(worstStats)
+		limit := math.Max(rhatMin, worstStats.rhatCrit)
+		msg := fmt.Sprintf("the chains have not mixed: R-hat of %s is %.3f (above %.2f and above %.3f, what chance gives for chains of this length)",
+			e.name(worstRWhere), worstStats.rhat, rhatMin, worstStats.rhatCrit)
+		if len(e.diag.OutlierChains) > 0 {
+			msg += fmt.Sprintf("; chain(s) %v sit apart from the others (another mode, or stuck)", e.diag.OutlierChains)
+		}
+		e.found(finding(CheckRHat, 0, worstRWhere, worstStats.rhat, limit,
+			"%s: the draws misrepresent p, so ln Z and its error bar may be off by more than the error bar; "+
+				"likely causes: chains in different modes, which leaves the modes' weights wrong, chains too short, "+
+				"or burn-in left in; run longer chains, start them from dispersed points, or use a sampler that moves between modes", msg))
+	}
+	// Interleaved chains' early steps are not burn-in of one chain: the
+	// interleave warning says what to do.
+	if e.diag.BurnInZ > burnInZ && e.diag.InterleavePeriod == 0 {
+		e.found(finding(CheckBurnIn, 0, e.diag.BurnInWhere, e.diag.BurnInZ, burnInZ,
+			"chains still carry burn-in: the first 10%% of the chains differ from their last 50%% by %.1f standard errors in %s; "+
+				"the early draws come from the starting points, not from p, and bias ln Z; discard more draws as warm-up (discard= in Python)",
+			e.diag.BurnInZ, e.name(e.diag.BurnInWhere)))
+	}
+	// The bulk ESS warns: the error bar rests on the bulk behaviour of a
+	// bounded function of log p - log q. The tail ESS is reported only: a
+	// funnel's neck has a tail ESS of a few tens under NUTS at the
+	// paper's budget while ln Z stays within its error bar.
+	if e.diag.ESSBulkMin < essMin {
+		e.found(finding(CheckESS, 0, e.diag.ESSBulkWhere, e.diag.ESSBulkMin, essMin,
+			"the effective sample size is only %.0f (bulk ESS of %s, below %d): the draws are so correlated that the "+
+				"autocorrelation time, and so the error bar of ln Z, is itself uncertain by tens of per cent or more, "+
+				"and the proposal is fitted on few independent points; run longer chains or thin less",
+			e.diag.ESSBulkMin, e.name(e.diag.ESSBulkWhere), essMin))
+	}
+}
+
+// outlierChains returns the chains whose mean (rank-normalized) sits more
+// than 5 standard errors, and more than the spread of the other chains'
+// means, away from their median.
+func outlierChains(st quantityStats) []int {
+	nc := len(st.chainMeans)
+	if nc < 3 {
+		return nil
+	}
+	med := medianOf(st.chainMeans)
+	dev := make([]float64, nc)
+	for c, v := range st.chainMeans {
+		dev[c] = math.Abs(v - med)
+	}
+	mad := 1.4826 * medianOf(dev)
+	var out []int
+	for c, dv := range dev {
+		if dv > 5*math.Hypot(mad, st.chainSE) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func medianOf(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return mcmc.Quantile(s, 0.5)
+}
+
+// Unmixed applies the convergence warnings' rule (CheckRHat, CheckESS)
+// to chains before any estimate: it returns why they have not mixed, R̂
+// beyond chance or a bulk ESS below 100, or "" when they have. names name
+// the coordinates (nil: by number).
+func Unmixed(s *Samples, names []string) string {
 	if s.Draws() < 4 {
 		return ""
 	}
@@ -105,9 +217,9 @@ func unmixed(s *Samples) string {
 		}
 		switch {
 		case st.rhatExcess() > 1:
-			return fmt.Sprintf("R-hat of %s %.3f, above %.3f", coordName(k), st.rhat, math.Max(st.rhatCrit, rhatMin))
+			return fmt.Sprintf("R-hat of %s %.3f, above %.3f", quantityName(names, k), st.rhat, math.Max(st.rhatCrit, rhatMin))
 		case st.essBulk < essMin:
-			return fmt.Sprintf("bulk ESS of %s %.0f, below %d", coordName(k), st.essBulk, essMin)
+			return fmt.Sprintf("bulk ESS of %s %.0f, below %d", quantityName(names, k), st.essBulk, essMin)
 		}
 	}
 	return ""

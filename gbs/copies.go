@@ -163,6 +163,16 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
+// diagnoseCopies warns about chains that are copies of each other.
+func (e *estimation) diagnoseCopies() {
+	groups, exact, corr := copyGroups(e.s)
+	e.diag.CopiedChains, e.diag.StepCorrMax = groups, corr
+	if w := copiesWarning(groups, exact); w != "" {
+		e.found(finding(CheckCopiedChains, 0, WhereNone, corr, math.NaN(), "%s", w))
+		e.explain("copied chains (see above), which make the error bar too small")
+	}
+}
+
 // copiesWarning returns the warning for copied chains, or "".
 func copiesWarning(groups [][]int, exact bool) string {
 	if len(groups) == 0 {

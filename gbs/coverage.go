@@ -612,13 +612,6 @@ func shiftWithin(shift, logZErr float64) bool {
 	return math.Abs(shift) <= math.Max(logZErr, 1e-9)
 }
 
-// coverageWarns reports whether the coverage check warned that the draws
-// miss mass of p that ln Z does not account for.
-func (r *Result) coverageWarns() bool {
-	d := r.Diagnostics
-	return d.CoverageFrac > d.CoverageLimit && !coverageAccounted(d.CoverageFrac, r.Checks.CoverageCovered, r.LogZErr)
-}
-
 // diagnoseCoverage runs the coverage check's independence chains and
 // warns when they found mass of p beyond the posterior draws' range.
 func (e *estimation) diagnoseCoverage() {
@@ -638,16 +631,27 @@ func (e *estimation) diagnoseCoverage() {
 	if k == e.s.Dim {
 		k = -1
 	}
-	side, where, end := -1, "below", "lowest"
+	side := -1
 	if st.code%2 == 1 {
-		side, where, end = 1, "above", "highest"
+		side = 1
 	}
 	e.diag.CoverageWhere, e.diag.CoverageSide = k, side
 	if st.frac > 0 {
-		e.checks.CoverageCovered = st.covered
+		e.diag.CoverageCovered = st.covered
 	}
-	if !(st.frac > st.limit) {
-		return
+	if st.frac > st.limit {
+		e.found(coverageFinding(st, k, e.name(k), e.res.LogZErr))
+	}
+}
+
+// coverageFinding is what the coverage check found at quantity k (named
+// name) on the statistics st, which exceed their limit, for ln Z with
+// error bar logZErr: information where ln Z accounts for the region the
+// draws missed (coverageAccounted), a warning that says why otherwise.
+func coverageFinding(st coverageStat, k int, name string, logZErr float64) Finding {
+	where, end := "below", "lowest"
+	if st.code%2 == 1 {
+		where, end = "above", "highest"
 	}
 	// Where q covers the region the draws missed, the bridge function
 	// there is about its mean at the draws, and the posterior side's
@@ -657,7 +661,7 @@ func (e *estimation) diagnoseCoverage() {
 	found := fmt.Sprintf("independence Metropolis-Hastings chains proposed by the fitted proposal and targeting p "+
 		"spend %.2g of their draws %s the range of the posterior draws in %s (the draws' %s value is %.4g; "+
 		"the independence chains reach %.4g, at %d distinct points, %.0f %% of these steps at one of them), where draws of p would leave about %.2g (limit %.2g)",
-		st.frac, where, coordName(k), end, st.edge, st.far, st.points, 100*st.top, 1/(st.neff+1), st.limit)
+		st.frac, where, name, end, st.edge, st.far, st.points, 100*st.top, 1/(st.neff+1), st.limit)
 	shift := st.frac * (1 - st.covered)
 	off := fmt.Sprintf("low by about %.2g", shift)
 	if shift < 0 {
@@ -666,16 +670,15 @@ func (e *estimation) diagnoseCoverage() {
 	if math.Abs(shift) < 1e-9 {
 		off = "not moved"
 	}
-	if coverageAccounted(st.frac, st.covered, e.res.LogZErr) {
-		e.inform("the draws under-represent a small part of p: %s; the proposal covers that region (the bridge function there is %.2g of its mean at the draws), "+
+	if coverageAccounted(st.frac, st.covered, logZErr) {
+		return finding(CheckCoverage, KindInfo, k, st.frac, st.limit, "the draws under-represent a small part of p: %s; the proposal covers that region (the bridge function there is %.2g of its mean at the draws), "+
 			"so ln Z accounts for it: to first order it is %s, within its error bar; "+
 			"posterior summaries from these draws miss it (a funnel's neck or a tail the sampler enters rarely): for those, run the sampler longer or reparameterize",
 			found, st.covered, off)
-		return
 	}
 	effect := "ln Z is then low by about the mass the chains missed, and its error bar does not show it"
 	switch {
-	case st.covered >= coverageCovered && !shiftWithin(shift, e.res.LogZErr):
+	case st.covered >= coverageCovered && !shiftWithin(shift, logZErr):
 		effect = fmt.Sprintf("the proposal reaches that region (the bridge function there is %.2g of its mean at the draws), "+
 			"but not in proportion to p: to first order ln Z is %s, more than its error bar", st.covered, off)
 	case st.covered >= coverageCovered:
@@ -683,7 +686,7 @@ func (e *estimation) diagnoseCoverage() {
 			"so ln Z accounts for it (to first order it is %s, within its error bar), but the draws miss more than %.0f %% of p: "+
 			"they are not a sample of it", st.covered, off, 100*coverageInfoFrac)
 	}
-	e.warn("the chains appear to miss part of p: %s; %s; likely causes: "+
+	return finding(CheckCoverage, 0, k, st.frac, st.limit, "the chains appear to miss part of p: %s; %s; likely causes: "+
 		"a region the sampler cannot enter (a funnel's neck, heavy tails, a mode no chain found) or draws truncated by a "+
 		"bound or a filter; run the sampler longer or from dispersed starts, reparameterize, or check the draws' bounds",
 		found, effect)

@@ -2,9 +2,9 @@ package gbs
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,24 +75,10 @@ func runEvidence(t *testing.T, name string, logp LogDensityFunc, s *Samples) *Re
 		t.Fatalf("%s: %v", name, err)
 	}
 	t.Logf("%s: ln Z = %.4f ± %.4f\n  diagnostics: %s", name, res.LogZ, res.LogZErr, res.Diagnostics)
-	for _, w := range res.Warnings {
-		t.Logf("  warning: %s", w)
+	for _, f := range res.Findings {
+		t.Logf("  %s [%s]: %s", f.Kind, f.Check, f.Message)
 	}
 	return res
-}
-
-// hasWarning reports whether some warning contains every one of parts.
-func hasWarning(r *Result, parts ...string) bool {
-	for _, w := range r.Warnings {
-		ok := true
-		for _, p := range parts {
-			ok = ok && strings.Contains(w, p)
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }
 
 // Draws of one density passed with the log density of another: each is a
@@ -114,8 +100,8 @@ func TestDiagnosticsWrongDensity(t *testing.T) {
 	} {
 		s := normalChains(d, 8, 500, 0, tc.drawsSD, rand.New(rand.NewPCG(1, 2)))
 		res := runEvidence(t, tc.name, tc.logp, s)
-		if !hasWarning(res, "not self-consistent", "not distributed as the log density says", "log density that is not the one") {
-			t.Errorf("%s: no warning that draws and log density disagree: %q", tc.name, res.Warnings)
+		if !res.Warns(CheckConsistency) || !(res.Diagnostics.TiltZ > consistencyZ) {
+			t.Errorf("%s: no warning that draws and log density disagree: %q", tc.name, res.Warnings())
 		}
 	}
 }
@@ -138,8 +124,8 @@ func TestDiagnosticsChainInAnotherMode(t *testing.T) {
 		return nil
 	}
 	res := runEvidence(t, "other mode", mix, s)
-	if !hasWarning(res, "not mixed", "chain(s) [5] sit apart") {
-		t.Errorf("no warning naming chain 5: %q", res.Warnings)
+	if !res.Warns(CheckRHat) || !slices.Equal(res.Diagnostics.OutlierChains, []int{5}) {
+		t.Errorf("no warning naming chain 5: %q", res.Warnings())
 	}
 }
 
@@ -151,8 +137,8 @@ func TestDiagnosticsSpotCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 2))
 	s := metropolisChains(logp, d, 8, 2000, 1.5, func(int) []float64 { return []float64{0, 0, 0} }, rng)
 	res := runEvidence(t, "clean", logp, s)
-	if res.Diagnostics.SpotChecked != spotCheckDraws || len(res.Warnings) != 0 {
-		t.Errorf("clean: spot-checked %d draws, warnings %q", res.Diagnostics.SpotChecked, res.Warnings)
+	if res.Diagnostics.SpotChecked != spotCheckDraws || len(res.Warnings()) != 0 {
+		t.Errorf("clean: spot-checked %d draws, warnings %q", res.Diagnostics.SpotChecked, res.Warnings())
 	}
 	// Counted in NCall, with the coverage check's calls.
 	if want := int64(res.NQ + spotCheckDraws + res.Diagnostics.CoverageCalls); res.NCall != want {
@@ -218,8 +204,8 @@ func TestDiagnosticsBurnIn(t *testing.T) {
 	const d = 4
 	s := arChains(d, 8, 1000, 0.98, 25, rand.New(rand.NewPCG(4, 2)))
 	res := runEvidence(t, "burn-in", normalLogP(d, 0, 1), s)
-	if !hasWarning(res, "chains still carry burn-in") {
-		t.Errorf("no burn-in warning: %q", res.Warnings)
+	if !res.Warns(CheckBurnIn) {
+		t.Errorf("no burn-in warning: %q", res.Warnings())
 	}
 }
 
@@ -237,14 +223,14 @@ func TestDiagnosticsLayoutAndShortChains(t *testing.T) {
 		swapped.Chains = append(swapped.Chains, ch)
 	}
 	res := runEvidence(t, "emcee layout", normalLogP(d, 0, 1), swapped)
-	if !hasWarning(res, "more chains than draws per chain", "chain_axis=1") {
-		t.Errorf("emcee layout: no layout warning: %q", res.Warnings)
+	if !res.Warns(CheckLayout) {
+		t.Errorf("emcee layout: no layout warning: %q", res.Warnings())
 	}
 	// Chains far too short: 4 chains of 60 draws with tau about 40.
 	short := arChains(d, 4, 60, 0.95, 0, rand.New(rand.NewPCG(6, 2)))
 	res = runEvidence(t, "short", normalLogP(d, 0, 1), short)
-	if !hasWarning(res, "effective sample size is only") {
-		t.Errorf("short chains: no ESS warning: %q", res.Warnings)
+	if !res.Warns(CheckESS) {
+		t.Errorf("short chains: no ESS warning: %q", res.Warnings())
 	}
 }
 
@@ -258,8 +244,8 @@ func TestDiagnosticsStuckChain(t *testing.T) {
 		s.LogP[6][t] = -0.5*(0.09+0.04+0.01) - 1.5*math.Log(2*math.Pi)
 	}
 	res := runEvidence(t, "stuck", logp, s)
-	if !hasWarning(res, "chain(s) [6] never or almost never move") {
-		t.Errorf("no stuck-chain warning naming chain 6: %q", res.Warnings)
+	if !res.Warns(CheckStuckChains) || !slices.Equal(res.Diagnostics.StuckChains, []int{6}) {
+		t.Errorf("no stuck-chain warning naming chain 6: %q", res.Warnings())
 	}
 }
 
@@ -277,57 +263,13 @@ func TestDiagnosticsNoFalseAlarm(t *testing.T) {
 		return x
 	}, rng)
 	res := runEvidence(t, "metropolis", logp, s)
-	if len(res.Warnings) != 0 {
-		t.Errorf("healthy Metropolis chains: warnings %q", res.Warnings)
+	if w := res.Warnings(); len(w) != 0 {
+		t.Errorf("healthy Metropolis chains: warnings %q", w)
 	}
 	iid := normalChains(d, 1, 4000, 1, 1, rng)
 	iid.Independent = true
 	res = runEvidence(t, "exact draws", logp, iid)
-	if len(res.Warnings) != 0 {
-		t.Errorf("exact draws: warnings %q", res.Warnings)
-	}
-}
-
-// The overlap warning names the most likely cause, and never the user's
-// log density on the strength of a thin overlap alone: few draws per
-// dimension when d²/(4n) explains the distance between q and p, the
-// flow's fit otherwise.
-func TestOverlapWarningNamesCause(t *testing.T) {
-	pass := func(kl float64) passData {
-		a := make([]float64, 100)
-		for i := range a {
-			a[i] = -kl + 0.5*float64(i%3-1) // mean -kl: KL(p‖q) = kl at ln Z = 0
-		}
-		return passData{a: a, logZ: 0}
-	}
-	for _, tc := range []struct {
-		name  string
-		d, n  int
-		kl    float64
-		cause string
-	}{
-		{"d=1000, 2e4 draws", 1000, 20000, 28, "few draws for the dimension"},
-		{"d=32, 16000 draws", 32, 16000, 5, "does not capture the shape of p"},
-		{"negative KL", 6, 4000, -0.5, "cannot happen when the draws come from the log density"},
-	} {
-		e := &estimation{s: &Samples{Dim: tc.d, Chains: [][]float64{make([]float64, tc.n*tc.d)}}, passes: []passData{pass(tc.kl)}}
-		w := e.overlapWarning(2.7, 3.2)
-		t.Logf("%s: %s", tc.name, w)
-		if !strings.Contains(w, tc.cause) {
-			t.Errorf("%s: want the cause %q in %q", tc.name, tc.cause, w)
-		}
-		if tc.kl < 0 {
-			// Evidence against the log density: then it is named.
-			if !strings.Contains(w, causesMismatch) {
-				t.Errorf("%s: a negative KL estimate does not name the log density: %q", tc.name, w)
-			}
-			continue
-		}
-		if !strings.Contains(w, fmt.Sprintf("about %.1f nats of KL divergence", tc.kl)) {
-			t.Errorf("%s: want the distance %.1f nats in %q", tc.name, tc.kl, w)
-		}
-		if strings.Contains(w, causesMismatch) || strings.Contains(w, "check that the log density") {
-			t.Errorf("%s: the overlap warning blames the log density: %q", tc.name, w)
-		}
+	if w := res.Warnings(); len(w) != 0 {
+		t.Errorf("exact draws: warnings %q", w)
 	}
 }

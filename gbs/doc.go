@@ -38,21 +38,17 @@
 // per check: convergence, burn-in, stuck, copied and interleaved chains,
 // layout, the overlap of p and q, the consistency of draws and log
 // density, a flipped sign, draws piled against an undeclared boundary).
-// A failed check is a warning in Result.Warnings, those about the draws
-// first (Result.SamplerWarnings of them); facts that need no action go to
-// Result.Info. docs/diagnostics.md gives each check's threshold and
-// false-alarm count.
+// What a check finds is a Finding in Result.Findings: a stable check ID
+// (Check, with a code C callers see), a kind (a warning about the draws
+// or the estimate, or information), the message and its numbers;
+// Result.Diagnostics holds the numbers of every check. docs/diagnostics.md
+// gives each check's threshold and false-alarm count.
 //
 // The log density is always called in batches (LogDensityFunc), so that a
 // vectorized or parallel likelihood pays off, and any normalized density
 // with a sampler can serve as the proposal (Proposal, ProposalFitter).
 //
-// Pipeline runs NUTS and then Evidence. PipelineSettings.Global (and
-// WithGlobalMoves, for nuts.Sample alone) also makes the fitted flow a
-// global move of the sampler: an independence Metropolis–Hastings move
-// after each NUTS transition, with the flow refitted only between warm-up
-// stages, which moves chains between modes that NUTS cannot cross and so
-// sets the modes' weights (on by default where the warm-up stages' draws
-// suffice, see PipelineGlobalDefault; docs/benchmarks.md, "Global moves
-// by default").
+// The package knows nothing of samplers: package pipeline runs NUTS or the
+// ensemble sampler and then Evidence, with the reruns that repair what the
+// checks find.
 package gbs

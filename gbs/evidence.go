@@ -2,13 +2,13 @@ package gbs
 
 import (
 	"context"
+
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/gbs-evidence/gbs/flow"
 )
@@ -66,19 +66,14 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	e.diagnose()
 	e.res.NCall = e.ev.calls
 	e.res.AnnealSteps, e.res.AnnealCalls = e.anneal.steps, e.anneal.calls
-	// The passes may warn alike. For an ensemble's walkers emcee's rule
-	// (diagnoseChains) replaces the passes' rule on the summands' τ: that
-	// τ is lowest on the runs that are off and highest on runs whose error
-	// bar is large, so the passes' rule fired on healthy emcee runs of
-	// 60 000 steps (2 of 10 on issue 23's banana, z −0.45 and +0.76) and
-	// stayed silent on the runs that were off.
+	// For an ensemble's walkers emcee's rule (CheckEnsembleWalkers)
+	// replaces the passes' rule on the summands' τ, which is lowest on the
+	// runs that are off and highest on runs whose error bar is large.
 	if e.s.Ensemble && !e.s.Independent {
-		e.drawWarnings = slices.DeleteFunc(e.drawWarnings, func(w string) bool { return strings.HasPrefix(w, shortWarningPrefix) })
+		e.findings = slices.DeleteFunc(e.findings, func(f Finding) bool { return f.Check == CheckShortChains })
 	}
-	draws := unique(e.drawWarnings)
-	e.res.Warnings = append(draws, unique(e.res.Warnings)...)
-	e.res.SamplerWarnings = len(draws)
-	e.res.Info = unique(e.res.Info)
+	e.res.Findings = uniqueFindings(e.findings)
+	sortFindings(e.res.Findings)
 	return e.res, nil
 }
 
@@ -94,16 +89,18 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 	if err := checkBounds(cfg.Lower, cfg.Upper, s); err != nil {
 		return nil, err
 	}
+	if cfg.Names != nil && len(cfg.Names) != s.Dim {
+		return nil, fmt.Errorf("gbs: %d coordinate names for d = %d", len(cfg.Names), s.Dim)
+	}
 	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
 	}
 	e := &estimation{
-		s:      s,
-		cfg:    cfg,
-		ev:     &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
-		res:    &Result{Method: cfg.Method, Tau: 1},
-		diag:   newDiagnostics(),
-		checks: newChecks(),
+		s:    s,
+		cfg:  cfg,
+		ev:   &evaluator{ctx: ctx, f: logp, d: s.Dim, batch: cfg.BatchSize, concurrent: cfg.Concurrent},
+		res:  &Result{Method: cfg.Method, Tau: 1},
+		diag: newDiagnostics(),
 	}
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
@@ -141,13 +138,10 @@ type estimation struct {
 	drawsLogP []float64
 	// covPools are the coverage check's proposals, one per bridge pass.
 	covPools []*coveragePool
-	// drawWarnings are the warnings about the draws, which Evidence puts
-	// before res.Warnings, those about the estimate.
-	drawWarnings []string
-	// checks are the specific checks' numbers; cause is the first mistake
-	// they found (see explain).
-	checks Checks
-	cause  string
+	// findings are what the checks found, in the order found; cause is
+	// the first mistake a specific check found (see explain).
+	findings []Finding
+	cause    string
 	// anneal describes the annealed bridge when it ran (steps 0: not).
 	anneal annealInfo
 }
@@ -158,33 +152,33 @@ func (e *estimation) logf(format string, args ...any) {
 	}
 }
 
-// warn adds a warning about the estimate (the proposal, the overlap of q
-// and p, the consistency of draws and log density).
-func (e *estimation) warn(format string, args ...any) {
-	e.res.Warnings = append(e.res.Warnings, fmt.Sprintf(format, args...))
+// found records findings.
+func (e *estimation) found(fs ...Finding) {
+	e.findings = append(e.findings, fs...)
 }
 
-// warnDraws adds a warning about the draws themselves (the chains'
-// convergence, burn-in, layout, copies), which no estimator can repair.
-func (e *estimation) warnDraws(format string, args ...any) {
-	e.drawWarnings = append(e.drawWarnings, fmt.Sprintf(format, args...))
+// inform records information about no single quantity.
+func (e *estimation) inform(c Check, format string, args ...any) {
+	e.found(note(c, format, args...))
 }
 
-// inform adds a fact to Result.Info: not a warning, nothing to repair.
-func (e *estimation) inform(format string, args ...any) {
-	e.res.Info = append(e.res.Info, fmt.Sprintf(format, args...))
+// name is how messages name quantity k: a coordinate (by
+// Settings.Names when given) or log p (k = -1).
+func (e *estimation) name(k int) string {
+	return quantityName(e.cfg.Names, k)
 }
 
 // fitProposal fits q on the row-major points x with the random stream
 // stream.
 func (e *estimation) fitProposal(x []float64, stream uint64) (Proposal, error) {
-	q, warns, err := e.fitProposalWarn(x, stream)
-	e.res.Warnings = append(e.res.Warnings, warns...)
+	q, fs, err := e.fitProposalFindings(x, stream)
+	e.found(fs...)
 	return q, err
 }
 
-// fitProposalWarn is fitProposal returning the fit's warnings.
-func (e *estimation) fitProposalWarn(x []float64, stream uint64) (Proposal, []string, error) {
+// fitProposalFindings is fitProposal returning the fit's warnings as
+// findings.
+func (e *estimation) fitProposalFindings(x []float64, stream uint64) (Proposal, []Finding, error) {
 	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, stream))
 	if err != nil {
 		return nil, nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
@@ -192,7 +186,11 @@ func (e *estimation) fitProposalWarn(x []float64, stream uint64) (Proposal, []st
 	if q.Dim() != e.s.Dim {
 		return nil, nil, fmt.Errorf("gbs: the proposal has dimension %d, the samples %d", q.Dim(), e.s.Dim)
 	}
-	return q, warns, nil
+	fs := make([]Finding, len(warns))
+	for i, w := range warns {
+		fs[i] = finding(CheckProposalFit, 0, WhereNone, math.NaN(), math.NaN(), "%s", w)
+	}
+	return q, fs, nil
 }
 
 // target evaluates the log density that the estimator compares with q:
@@ -362,16 +360,12 @@ func (e *estimation) bridge(warp bool) error {
 	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
 		a.est.re2P, b.est.re2P, cov, cov/math.Sqrt(a.est.re2P*b.est.re2P))
 	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov))
-	e.res.Warnings = unique(e.res.Warnings) // the passes may warn alike
 	return nil
 }
 
-// keepPass records a pass's warnings, notes and its data for the
-// diagnostics.
+// keepPass records a pass's findings and its data for the diagnostics.
 func (e *estimation) keepPass(r bridgePass) {
-	e.res.Warnings = append(e.res.Warnings, r.warnings...)
-	e.drawWarnings = append(e.drawWarnings, r.drawWarnings...)
-	e.res.Info = append(e.res.Info, r.info...)
+	e.found(r.findings...)
 	e.passes = append(e.passes, r.data)
 	if r.cov != nil {
 		if r.data.signA != nil {
@@ -406,15 +400,21 @@ func crossFitTrace(a, b []TracePoint, cov float64) []TracePoint {
 	return trace
 }
 
-// unique returns s without repeated entries, in the order of first
-// occurrence.
-func unique(s []string) []string {
-	seen := make(map[string]bool, len(s))
-	out := s[:0]
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
+// uniqueFindings returns fs without repeats (the passes may find alike),
+// in the order of first occurrence; of two short-chain findings about the
+// same quantity it keeps the one with the longer τ.
+func uniqueFindings(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		i := slices.IndexFunc(out, func(g Finding) bool {
+			return g.Check == f.Check && g.Kind == f.Kind && g.Where == f.Where &&
+				(g.Message == f.Message || f.Check == CheckShortChains)
+		})
+		switch {
+		case i < 0:
+			out = append(out, f)
+		case f.Value > out[i].Value:
+			out[i] = f
 		}
 	}
 	return out
@@ -434,13 +434,10 @@ type bridgePass struct {
 	np, nq int
 	trace  []TracePoint
 	// data is what the diagnostics read; useLogP the target's log p at
-	// h.use, chain after chain; warnings the pass's own about the
-	// estimate, drawWarnings about the draws, info its notes.
-	data         passData
-	useLogP      []float64
-	warnings     []string
-	drawWarnings []string
-	info         []string
+	// h.use, chain after chain; findings the pass's own.
+	data     passData
+	useLogP  []float64
+	findings []Finding
 	// q is the fitted proposal, tauP the p-draws' autocorrelation time
 	// the bridge weighed them by.
 	q    Proposal
@@ -462,7 +459,7 @@ var traceDivisors = []int{8, 4, 2}
 // writes nothing into e but the log.
 func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStream uint64, costShare float64) (bridgePass, error) {
 	var r bridgePass
-	q, tgt, err := e.passProposal(h, warp, fitStream, &r.warnings)
+	q, tgt, err := e.passProposal(h, warp, fitStream, &r.findings)
 	if err != nil {
 		return r, err
 	}
@@ -479,7 +476,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		pd.observe = r.cov.observe
 	}
 	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
-	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.info)
+	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.findings)
 	if err != nil {
 		return r, err
 	}
@@ -489,7 +486,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	}
 	r.trace = passTrace(in, pd.logw, est)
 	if est.shortChain {
-		r.drawWarnings = append(r.drawWarnings, shortWarning(est.tau, r.np/h.nchains))
+		r.findings = append(r.findings, shortChains(est.tau, r.np/h.nchains))
 	}
 	r.data = passData{a: a, b: pd.logw, logp: lp, signA: a, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
 		nchains: h.nchains, iid: e.s.Independent}
@@ -497,8 +494,8 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 }
 
 // passProposal fits a pass's proposal on h.fit and returns it with the
-// target the pass compares it with; the fit's warnings go to warns.
-func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, warns *[]string) (Proposal, *target, error) {
+// target the pass compares it with; the fit's findings go to fs.
+func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, fs *[]Finding) (Proposal, *target, error) {
 	tgt := &target{ev: e.ev}
 	var q Proposal
 	if warp {
@@ -508,12 +505,12 @@ func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, warns *
 		}
 		q, tgt.centre = g, g.(*Gaussian).Mean()
 	} else {
-		var w []string
+		var w []Finding
 		var err error
-		if q, w, err = e.fitProposalWarn(h.fit, fitStream); err != nil {
+		if q, w, err = e.fitProposalFindings(h.fit, fitStream); err != nil {
 			return nil, nil, err
 		}
-		*warns = append(*warns, w...)
+		*fs = append(*fs, w...)
 	}
 	e.logf("proposal fitted on %d draws", len(h.fit)/e.s.Dim)
 	return q, tgt, nil
@@ -558,8 +555,8 @@ func (e *estimation) posteriorTau(a []float64, nchains int) float64 {
 
 // solvePass draws from q (nq draws; 0: the adaptive rule from a first
 // batch) and solves the bridge equation with in's posterior side; in ends
-// with the proposal side used. The adaptive rule's notes go to info.
-func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, costShare float64, info *[]string) (bridgeEstimate, error) {
+// with the proposal side used. The adaptive rule's notes go to fs.
+func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, costShare float64, fs *[]Finding) (bridgeEstimate, error) {
 	d := e.s.Dim
 	nq0 := nq
 	if nq0 == 0 {
@@ -579,7 +576,7 @@ func (e *estimation) solvePass(pd *proposalDraws, in *bridgeInput, np, nq int, c
 	}
 	n, capped := e.adaptiveNQ(nq0, est, np, costShare)
 	if capped {
-		*info = append(*info, fmt.Sprintf("n_q capped at %d by the memory available; the error bar includes the proposal's larger share", n))
+		*fs = append(*fs, note(CheckNQCapped, "n_q capped at %d by the memory available; the error bar includes the proposal's larger share", n))
 	}
 	if n <= nq0 {
 		return est, nil
@@ -625,19 +622,14 @@ func startNQ(np int, tau float64) int {
 	return min(np, max(n, minStartNQ))
 }
 
-func (e *estimation) warnShort(tau float64, m int) {
-	e.warnDraws("%s", shortWarning(tau, m))
-}
-
-// shortWarningPrefix begins shortWarning.
-const shortWarningPrefix = "chains are too short for a reliable autocorrelation time"
-
-// shortWarning is the warning for chains too short for their tau.
-func shortWarning(tau float64, m int) string {
-	return fmt.Sprintf(shortWarningPrefix+" (tau = %.3g, %d draws per chain): "+
-		"tau, and so the error bar of ln Z, is likely underestimated (from chains a few tau long the estimate "+
-		"is biased low, and the walkers of an ensemble sampler move together); run chains of at least 50 tau "+
-		"(%.0f draws per chain here) after burn-in", tau, m, math.Ceil(shortChainFactor*tau))
+// shortChains is the finding for chains of m draws too short for their
+// autocorrelation time tau.
+func shortChains(tau float64, m int) Finding {
+	return finding(CheckShortChains, 0, WhereNone, tau, float64(m)/shortChainFactor,
+		"chains are too short for a reliable autocorrelation time (tau = %.3g, %d draws per chain): "+
+			"tau, and so the error bar of ln Z, is likely underestimated (from chains a few tau long the estimate "+
+			"is biased low, and the walkers of an ensemble sampler move together); run chains of at least 50 tau "+
+			"(%.0f draws per chain here) after burn-in", tau, m, math.Ceil(shortChainFactor*tau))
 }
 
 // adaptiveNQ is the rule of Jia & Seljak (2019, appendix): draw enough from
@@ -733,7 +725,7 @@ func (e *estimation) harmonic() error {
 	if !e.s.Independent {
 		var short bool
 		if tau, short = weightTime(a, h.nchains); short {
-			e.warnShort(tau, np/h.nchains)
+			e.found(shortChains(tau, np/h.nchains))
 		}
 	}
 	lz, re2, err := meanWeight(a, tau)

@@ -6,39 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/problems"
 )
-
-// warningKinds maps a phrase of each warning (and note) to the check that
-// writes it, for counting false alarms; docs/diagnostics.md lists them.
-var warningKinds = []struct{ phrase, kind string }{
-	{"have not mixed", "R-hat"},
-	{"carry burn-in", "burn-in"},
-	{"effective sample size is only", "ESS"},
-	{"never or almost never move", "stuck chain"},
-	{"axes are probably exchanged", "layout"},
-	{"copies of each other", "copied chains"},
-	{"interleaved draw by draw", "interleaved chains"},
-	{"too short for a reliable autocorrelation", "short chains (tau)"},
-	{"barely overlap", "Pareto k-hat (overlap)"},
-	{"heavy-tailed", "Pareto k-hat (IS/HM)"},
-	{"lowest where the draws are densest", "flipped sign"},
-	{"not self-consistent", "consistency"},
-	{"pile up against a boundary", "boundary pile-up (info)"},
-	{"appear to miss part of p", "coverage"},
-}
-
-func warningKind(w string) string {
-	for _, k := range warningKinds {
-		if strings.Contains(w, k.phrase) {
-			return k.kind
-		}
-	}
-	return "other: " + w
-}
 
 // TestMeasureFalseAlarms counts the warnings (and notes) of evidence calls
 // on clean exact draws of several targets, at seeds no test or benchmark
@@ -84,10 +55,10 @@ func TestMeasureFalseAlarms(t *testing.T) {
 					t.Fatalf("%s seed %d: %v", p.Name, seed, err)
 				}
 				runs++
-				for _, w := range append(append([]string(nil), res.Warnings...), res.Info...) {
-					k := warningKind(w)
+				for _, f := range res.Findings {
+					k := fmt.Sprintf("%s (%s)", f.Check, f.Kind)
 					counts[k]++
-					t.Logf("%s seed %d independent %v: ln Z %+.2f σ: %s: %.200s", p.Name, seed, indep, (res.LogZ-p.LogZ)/res.LogZErr, k, w)
+					t.Logf("%s seed %d independent %v: ln Z %+.2f σ: %s: %.200s", p.Name, seed, indep, (res.LogZ-p.LogZ)/res.LogZErr, k, f.Message)
 				}
 			}
 		}

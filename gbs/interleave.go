@@ -2,8 +2,9 @@ package gbs
 
 import (
 	"fmt"
-	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 
 	"github.com/gbs-evidence/gbs/internal/acf"
 )
@@ -90,6 +91,17 @@ func interleavePeriod(s *Samples) (period int, rhoL, rho1 float64) {
 		return best, rhoL, rho1
 	}
 	return 0, rhoL, rho1
+}
+
+// diagnoseInterleave warns about a single chain that looks like several
+// chains interleaved draw by draw.
+func (e *estimation) diagnoseInterleave() {
+	period, rhoL, rho1 := interleavePeriod(e.s)
+	e.diag.InterleavePeriod, e.diag.InterleaveRho = period, rhoL
+	if period > 0 {
+		e.found(finding(CheckInterleavedChains, 0, WhereNone, rhoL, math.NaN(), "%s", interleaveWarning(period, rhoL, rho1, e.s.Draws())))
+		e.explain("interleaved chains read as one (see above), which make the error bar too small")
+	}
 }
 
 // interleaveWarning is the warning for a sequence of period interleaved

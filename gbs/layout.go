@@ -2,8 +2,9 @@ package gbs
 
 import (
 	"fmt"
-	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // layoutCorrelation is the lag-1 correlation of neighbouring chains'
@@ -17,6 +18,13 @@ const layoutCorrelation = 5
 // runs across chains where the estimator cannot see it, and the error bar
 // comes back far too small. Real runs have more draws per chain than
 // chains, so the opposite is a warning.
+
+// diagnoseLayout warns when the chain and draw axes look exchanged.
+func (e *estimation) diagnoseLayout() {
+	if w := layoutWarning(e.s); w != "" {
+		e.found(finding(CheckLayout, 0, WhereNone, math.NaN(), math.NaN(), "%s", w))
+	}
+}
 
 // layoutWarning returns a warning when s has more chains than draws per
 // chain and consecutive chains are correlated, or "" when the layout looks

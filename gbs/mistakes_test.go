@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/ensemble"
@@ -34,13 +35,11 @@ func TestMistakeCopiedChains(t *testing.T) {
 			s.LogP = append(s.LogP, one.LogP[0])
 		}
 		res := runEvidence(t, tc.name, logp, s)
-		if !hasWarning(res, "chains [0 1 2 3 4 5 6 7] are", tc.want, "same seed?") {
-			t.Errorf("%s: no warning naming the copies: %q", tc.name, res.Warnings)
+		f := res.Found(CheckCopiedChains)
+		if len(f) != 1 || f[0].Kind != KindDraws || !slices.EqualFunc(res.Diagnostics.CopiedChains, [][]int{{0, 1, 2, 3, 4, 5, 6, 7}}, slices.Equal) {
+			t.Errorf("%s: no warning about the draws naming the copies: %+v, groups %v", tc.name, f, res.Diagnostics.CopiedChains)
 		}
-		if res.SamplerWarnings < 1 {
-			t.Errorf("%s: the copies are not among the warnings about the draws", tc.name)
-		}
-		t.Logf("%s: step correlation %.3f", tc.name, res.Checks.StepCorrMax)
+		t.Logf("%s: step correlation %.3f", tc.name, res.Diagnostics.StepCorrMax)
 	}
 	// Two pairs of copies among six chains are named as two groups.
 	rng := rand.New(rand.NewPCG(43, 1))
@@ -48,8 +47,8 @@ func TestMistakeCopiedChains(t *testing.T) {
 	s.Chains[4], s.LogP[4] = s.Chains[1], s.LogP[1]
 	s.Chains[5], s.LogP[5] = s.Chains[2], s.LogP[2]
 	res := runEvidence(t, "two pairs", logp, s)
-	if !hasWarning(res, "chains [1 4] and [2 5] are exact copies") {
-		t.Errorf("two pairs: %q", res.Warnings)
+	if !res.Warns(CheckCopiedChains) || !slices.EqualFunc(res.Diagnostics.CopiedChains, [][]int{{1, 4}, {2, 5}}, slices.Equal) {
+		t.Errorf("two pairs: groups %v, warnings %q", res.Diagnostics.CopiedChains, res.Warnings())
 	}
 }
 
@@ -72,17 +71,17 @@ func TestMistakeFlattenedEnsemble(t *testing.T) {
 		}
 	}
 	res := runEvidence(t, "flattened", logp, flat)
-	if !hasWarning(res, "looks like 32 chains interleaved", "get_chain(flat=True)", "(1500, 32, d)") {
-		t.Errorf("flattened: no interleave warning: %q", res.Warnings)
+	if !res.Warns(CheckInterleavedChains) || res.Diagnostics.InterleavePeriod != walkers {
+		t.Errorf("flattened: no interleave warning (period %d): %q", res.Diagnostics.InterleavePeriod, res.Warnings())
 	}
-	if hasWarning(res, "burn-in") && !hasWarning(res, "interleaved") {
-		t.Errorf("flattened: called burn-in: %q", res.Warnings)
+	if res.Warns(CheckBurnIn) {
+		t.Errorf("flattened: called burn-in: %q", res.Warnings())
 	}
 	// The same walkers as chains: no warning of either kind.
 	walk := &Samples{Dim: d, Chains: r.Chain, LogP: r.LogP}
 	res = runEvidence(t, "walkers", logp, walk)
-	if hasWarning(res, "interleaved") || hasWarning(res, "copies") {
-		t.Errorf("walkers: %q", res.Warnings)
+	if res.Warns(CheckInterleavedChains) || res.Warns(CheckCopiedChains) {
+		t.Errorf("walkers: %q", res.Warnings())
 	}
 }
 
@@ -107,14 +106,9 @@ func TestMistakeFlippedSign(t *testing.T) {
 		// An estimate that cannot be made must say why as clearly.
 		t.Fatalf("flipped sign: %v", err)
 	}
-	t.Logf("flipped: ln Z = %.4f ± %.4f; sign correlation %.3f; warnings %q", res.LogZ, res.LogZErr, res.Checks.SignCorr, res.Warnings)
-	if !hasWarning(res, "lowest where the draws are densest", "minus the log density") {
-		t.Errorf("flipped sign: no warning: %q", res.Warnings)
-	}
-	for _, w := range res.Warnings {
-		if hasWarning(&Result{Warnings: []string{w}}, "not self-consistent") && !hasWarning(&Result{Warnings: []string{w}}, "likely cause: the sign") {
-			t.Errorf("flipped sign: the generic warning does not name the cause: %q", w)
-		}
+	t.Logf("flipped: ln Z = %.4f ± %.4f; sign correlation %.3f; warnings %q", res.LogZ, res.LogZErr, res.Diagnostics.SignCorr, res.Warnings())
+	if !res.Warns(CheckSign) || !(res.Diagnostics.SignCorr < signCorrelation) {
+		t.Errorf("flipped sign: no warning: %q", res.Warnings())
 	}
 }
 
@@ -158,15 +152,15 @@ func TestMistakeBoundaryPileUp(t *testing.T) {
 		}
 		z := (res.LogZ + math.Ln2) / res.LogZErr
 		t.Logf("seed %d: ln Z = %.4f ± %.4f (%+.1f σ), HM z %.1f, outside %.3f, pile-up at %d (ratio %.2f); warnings %q; info %q",
-			seed, res.LogZ, res.LogZErr, z, res.Diagnostics.HMZ, res.Checks.OutsideShare, res.Checks.PileUpWhere, res.Checks.PileUpRatio, res.Warnings, res.Info)
+			seed, res.LogZ, res.LogZErr, z, res.Diagnostics.HMZ, res.Diagnostics.OutsideShare, res.Diagnostics.PileUpWhere, res.Diagnostics.PileUpRatio, res.Warnings(), res.Info())
 		if math.Abs(z) > 4 {
 			t.Errorf("seed %d: ln Z %.1f σ from the exact value", seed, z)
 		}
-		if len(res.Warnings) != 0 {
-			t.Errorf("seed %d: warnings on a right estimate: %q", seed, res.Warnings)
+		if len(res.Warnings()) != 0 {
+			t.Errorf("seed %d: warnings on a right estimate: %q", seed, res.Warnings())
 		}
-		if res.Checks.PileUpWhere != 0 || !hasWarning(&Result{Warnings: res.Info}, "coordinate 0 ends abruptly at", "pass the bounds") {
-			t.Errorf("seed %d: the pile-up at coordinate 0 is not reported in Info: %q", seed, res.Info)
+		if f := res.Found(CheckPileUp); res.Diagnostics.PileUpWhere != 0 || len(f) != 1 || f[0].Kind != KindInfo || f[0].Where != 0 {
+			t.Errorf("seed %d: the pile-up at coordinate 0 is not reported as information: %+v", seed, res.Findings)
 		}
 		// With the bound given: nothing to say.
 		lower := make([]float64, d)
@@ -177,8 +171,8 @@ func TestMistakeBoundaryPileUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Warnings)+len(res.Info) != 0 || res.Checks.PileUpWhere != -1 {
-			t.Errorf("seed %d with bounds: warnings %q, info %q", seed, res.Warnings, res.Info)
+		if len(res.Warnings())+len(res.Info()) != 0 || res.Diagnostics.PileUpWhere != -1 {
+			t.Errorf("seed %d with bounds: warnings %q, info %q", seed, res.Warnings(), res.Info())
 		}
 	}
 }

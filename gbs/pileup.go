@@ -90,18 +90,45 @@ func pileUps(s *Samples, lower, upper []float64) []pileUp {
 	return out
 }
 
-// String describes the edge for messages.
-func (p pileUp) String() string {
+// diagnosePileUp looks for draws piled against a side without a bound.
+// It never warns: the estimate stays right, and the consistency checks
+// allow for the proposal's mass beyond the edge. It adds a note, and
+// explains a failed consistency check.
+func (e *estimation) diagnosePileUp() {
+	out := math.NaN()
+	for _, p := range e.passes {
+		if p.b != nil {
+			out = nanMax(out, outsideShare(p.b))
+		}
+	}
+	e.diag.OutsideShare = out
+	ps := pileUps(e.s, e.cfg.Lower, e.cfg.Upper)
+	if len(ps) == 0 {
+		return
+	}
+	e.diag.PileUpWhere, e.diag.PileUpRatio = ps[0].Coord, ps[0].Ratio
+	advice := pileUpAdvice(ps, e.cfg.Names)
+	msg := advice
+	if out > 0 {
+		msg += fmt.Sprintf("; %.1f%% of the proposal draws fell where log p = -inf (the estimate allows for them, "+
+			"at some cost in efficiency)", 100*out)
+	}
+	e.found(finding(CheckPileUp, KindInfo, ps[0].Coord, ps[0].Ratio, math.NaN(), "%s", msg))
+	e.explain(advice + ", then run again")
+}
+
+// describe words the edge for messages, naming coordinates by names.
+func (p pileUp) describe(names []string) string {
 	side, ext := "below", "lowest"
 	if p.Upper {
 		side, ext = "above", "highest"
 	}
-	return fmt.Sprintf("coordinate %d ends abruptly at %.6g (its %s draw; nothing %s)", p.Coord, p.Edge, ext, side)
+	return fmt.Sprintf("%s ends abruptly at %.6g (its %s draw; nothing %s)", quantityName(names, p.Coord), p.Edge, ext, side)
 }
 
 // pileUpAdvice names the edges and what to do.
-func pileUpAdvice(ps []pileUp) string {
-	desc := ps[0].String()
+func pileUpAdvice(ps []pileUp, names []string) string {
+	desc := ps[0].describe(names)
 	if len(ps) > 1 {
 		desc += fmt.Sprintf(" (and %d more side(s))", len(ps)-1)
 	}

@@ -2,6 +2,7 @@ package gbs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,29 +30,16 @@ type Result struct {
 	// Trace holds ln Z estimated from growing prefixes of the proposal
 	// draws, the last entry being the final estimate (bridge and IS).
 	Trace []TracePoint
-	// Warnings are conditions that did not stop the computation but may
-	// make the result less reliable, such as chains too short for Tau,
-	// unmixed chains or a log density that the draws do not follow; each
-	// says what is wrong, its likely causes and what to do. None is
-	// expected on a healthy run (docs/diagnostics.md gives each check's
-	// false-alarm rate). The first SamplerWarnings entries are about the
-	// draws (the chains: convergence, burn-in, layout, copied or stuck
-	// chains, the sampler's divergences); the others are about the
-	// estimate (the overlap of q and p, the consistency of draws and
-	// log density, the proposal's fit).
-	Warnings        []string
-	SamplerWarnings int
-	// Info holds facts worth knowing that are not warnings: designed
-	// behaviour that worked (a NUTS run repeated at a higher acceptance
-	// target), or limits that the error bar already accounts for (n_q
-	// capped by memory).
-	Info []string
-	// Diagnostics are the numbers behind the checks of the input chains,
-	// the stored log p and the overlap of p and q; Checks those behind the
-	// checks for specific mistakes (copied or interleaved chains, a
-	// flipped sign, draws piled against a boundary).
+	// Findings are what the checks found: warnings (Kind KindDraws or
+	// KindEstimate), which may make the result less reliable and are
+	// not expected on a healthy run (docs/diagnostics.md gives each
+	// check's false-alarm rate), and information (KindInfo). Warnings
+	// about the draws come first, then those about the estimate, then
+	// information. Code branches on a finding's Check, never on its
+	// Message.
+	Findings []Finding
+	// Diagnostics are the numbers behind every check, found or not.
 	Diagnostics Diagnostics
-	Checks      Checks
 	// AnnealSteps is the number of rungs K of the annealed bridge's path
 	// (0: the direct bridge alone was used; see Settings.Anneal), and
 	// AnnealCalls the log-density calls it spent (included in NCall).
@@ -77,26 +65,68 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "; annealed bridge: %d rungs, %d log-density calls", r.AnnealSteps, r.AnnealCalls)
 	}
 	b.WriteString("\n")
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	for _, m := range r.Info {
-		fmt.Fprintf(&b, "info: %s\n", m)
+	for _, f := range r.Findings {
+		label := "warning"
+		if !f.IsWarning() {
+			label = "info"
+		}
+		fmt.Fprintf(&b, "%s [%s]: %s\n", label, f.Check, f.Message)
 	}
 	return b.String()
 }
 
-// DrawWarnings returns the warnings about the draws, the first
-// SamplerWarnings entries of Warnings.
-func (r *Result) DrawWarnings() []string {
-	return r.Warnings[:min(max(r.SamplerWarnings, 0), len(r.Warnings))]
+// Warnings returns the messages of the warnings, those about the draws
+// first.
+func (r *Result) Warnings() []string {
+	return r.messages(func(f Finding) bool { return f.IsWarning() })
 }
 
-// addSamplerWarnings puts ws before the other warnings about the draws.
-func (r *Result) addSamplerWarnings(ws []string) {
-	if len(ws) == 0 {
-		return
+// DrawWarnings returns the messages of the warnings about the draws.
+func (r *Result) DrawWarnings() []string {
+	return r.messages(func(f Finding) bool { return f.Kind == KindDraws })
+}
+
+// Info returns the messages of the findings that are not warnings.
+func (r *Result) Info() []string {
+	return r.messages(func(f Finding) bool { return !f.IsWarning() })
+}
+
+// Warns reports whether check c produced a warning.
+func (r *Result) Warns(c Check) bool {
+	return slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Check == c && f.IsWarning() })
+}
+
+// Found returns the findings of check c.
+func (r *Result) Found(c Check) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Check == c {
+			out = append(out, f)
+		}
 	}
-	r.Warnings = append(ws[:len(ws):len(ws)], r.Warnings...)
-	r.SamplerWarnings += len(ws)
+	return out
+}
+
+func (r *Result) messages(keep func(Finding) bool) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if keep(f) {
+			out = append(out, f.Message)
+		}
+	}
+	return out
+}
+
+// AddFindings adds fs to the result's findings and puts them in order:
+// warnings about the draws first (fs before those already there), then
+// those about the estimate, then information.
+func (r *Result) AddFindings(fs ...Finding) {
+	r.Findings = append(slices.Clip(fs), r.Findings...)
+	sortFindings(r.Findings)
+}
+
+// sortFindings orders findings by kind, keeping their order within a
+// kind.
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int { return int(a.Kind) - int(b.Kind) })
 }

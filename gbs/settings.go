@@ -99,6 +99,11 @@ type Settings struct {
 	// and AnnealCalls report its use and cost.
 	Anneal Anneal
 
+	// Names optionally names the d coordinates in messages (nil: by
+	// number, "coordinate k"); an adapter passes the model's variable
+	// names, such as "mu" or "theta[3]".
+	Names []string
+
 	// BatchSize is the number of points per log-density call; default 4096.
 	BatchSize int
 	// Concurrent allows the log-density function to be called from

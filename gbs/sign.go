@@ -3,9 +3,10 @@ package gbs
 import (
 	"cmp"
 	"fmt"
-	"github.com/gbs-evidence/gbs/internal/mcmc"
 	"math"
 	"slices"
+
+	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
 
 // A log density with its sign flipped: a potential energy U = -log p, or a
@@ -79,6 +80,24 @@ func signCorr(lp, a []float64) float64 {
 		lq[i] = v + lp[i]
 	}
 	return rankCorrelation(lp, lq)
+}
+
+// diagnoseSign checks that log p rises where the draws are dense.
+func (e *estimation) diagnoseSign() {
+	r := math.NaN()
+	for _, p := range e.passes {
+		if len(p.logp) == len(p.signA) && p.signA != nil {
+			c := signCorr(p.logp, p.signA)
+			if math.IsNaN(r) || c < r {
+				r = c
+			}
+		}
+	}
+	e.diag.SignCorr = r
+	if r < signCorrelation {
+		e.found(finding(CheckSign, 0, WhereNone, r, signCorrelation, "%s", signWarning(r)))
+		e.explain("the sign of the log density (see above)")
+	}
 }
 
 // signWarning is the warning for a log density whose sign looks flipped.

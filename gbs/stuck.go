@@ -1,5 +1,7 @@
 package gbs
 
+import "math"
+
 // Stuck chains. MCMC repeats a point at every rejected proposal, so
 // repeated points are normal (an ensemble sampler at 20% acceptance
 // repeats four draws in five). A chain that never, or almost never, moves
@@ -12,6 +14,20 @@ const stuckMoveRate = 0.01
 // stuckMinDraws is the chain length below which moves are too few to
 // judge.
 const stuckMinDraws = 10
+
+// diagnoseStuck warns about chains that never or almost never move.
+func (e *estimation) diagnoseStuck() {
+	c, n := stuckChains(e.s)
+	if len(c) == 0 {
+		return
+	}
+	e.diag.StuckChains = c
+	e.found(finding(CheckStuckChains, 0, WhereNone, float64(len(c)), math.NaN(),
+		"chain(s) %v never or almost never move (%v moves in %d draws): a stuck sampler repeats one point, "+
+			"which counts as many draws and biases ln Z (repeated points are normal in MCMC; a chain that "+
+			"does not move is not); check the sampler's step size, starting points and bounds, or drop those chains",
+		c, n, e.s.Draws()))
+}
 
 // stuckChains returns the chains of s that move at fewer than
 // stuckMoveRate of their steps, with the number of moves of each.

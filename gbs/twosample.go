@@ -156,16 +156,16 @@ func (e *estimation) diagnoseCoverageKS(t *coverageTally) {
 			least = r
 		}
 	}
-	e.checks.CoverageKS, e.checks.CoverageKSLimit, e.checks.CoverageKSAt = least.dist, least.limit, least.at
+	e.diag.CoverageKS, e.diag.CoverageKSLimit, e.diag.CoverageKSAt = least.dist, least.limit, least.at
 	if !(least.dist > least.limit) {
 		return
 	}
-	e.warn("the chains appear to hold part of p in the wrong proportion: independence Metropolis-Hastings chains "+
+	e.found(finding(CheckCoverageKS, 0, -1, least.dist, least.limit, "the chains appear to hold part of p in the wrong proportion: independence Metropolis-Hastings chains "+
 		"proposed by the fitted proposal and targeting p put %.3g of their draws above log p = %.4g, the posterior draws "+
 		"%.3g (Kolmogorov-Smirnov distance %.3g, limit %.3g at effective sizes %.0f and %.0f); ln Z is then off by about "+
 		"the mass the chains over- or under-visited, and its error bar does not show it; likely causes: a region the "+
 		"sampler enters too rarely (a funnel's neck), modes weighted as the chains started, draws filtered or thinned "+
 		"by log p, or a log density that is not the one the draws come from; check the log density against the "+
 		"sampler's, then run the sampler longer or from dispersed starts, or reparameterize",
-		1-least.fChains, least.at, 1-least.fUser, least.dist, least.limit, n1, least.n2)
+		1-least.fChains, least.at, 1-least.fUser, least.dist, least.limit, n1, least.n2))
 }

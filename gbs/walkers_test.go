@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -64,13 +63,9 @@ func TestEnsembleShortWalkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got, passShort bool
-		for _, w := range res.Warnings {
-			got = got || strings.Contains(w, "the ensemble's walkers are too short")
-			passShort = passShort || strings.HasPrefix(w, shortWarningPrefix)
-		}
+		got, passShort := res.Warns(CheckEnsembleWalkers), res.Warns(CheckShortChains)
 		if got != c.want || (c.ensemble && passShort) {
-			t.Errorf("m = %d, ensemble %v: walkers' warning %v (want %v), passes' warning %v; warnings %q", c.m, c.ensemble, got, c.want, passShort, res.Warnings)
+			t.Errorf("m = %d, ensemble %v: walkers' warning %v (want %v), passes' warning %v; warnings %q", c.m, c.ensemble, got, c.want, passShort, res.Warnings())
 		}
 		if math.Abs(res.LogZ) > 4*res.LogZErr {
 			t.Errorf("m = %d: ln Z = %.4f ± %.4f, exact 0", c.m, res.LogZ, res.LogZErr)

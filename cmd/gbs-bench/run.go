@@ -10,6 +10,7 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -38,7 +39,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 		// GBS is the pipeline as users run it (a second NUTS run at a
 		// higher acceptance target after divergences); GIS, GHM, WBS and
 		// the annealing budget reuse its draws.
-		var pr *gbs.PipelineResult
+		var pr *pipeline.Result
 		if wantFull {
 			set := nutsSettings(p, cfg.chains, cfg.iters, cfg.warmupFrac, seed)
 			if cfg.wrongStarts && strings.HasPrefix(p.Name, "two-modes") {
@@ -50,7 +51,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 				ev.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
 				gl.Flow = &flow.Settings{NoScale: true}
 			}
-			pr, err = gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{Sampler: *set, Global: gl, Evidence: ev})
+			pr, err = pipeline.NUTS(ctx, grad, p.Dim, &pipeline.Settings{Sampler: *set, Global: gl, Evidence: ev})
 			if err != nil {
 				fail("GBS", err)
 				continue
@@ -76,7 +77,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 			run := base
 			run.Method, run.LogZ, run.LogZErr = method, res.LogZ, res.LogZErr
-			run.Warnings, run.Info = res.Warnings, res.Info
+			run.Warnings, run.Info = res.Warnings(), res.Info()
 			run.NCall, run.NGrad = res.NCall, pr.GradCalls
 			run.Seconds = pr.SamplingTime.Seconds() + since(t0)
 			emit(run)
@@ -96,7 +97,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			}
 		}
 		if cfg.methods["GBSL"] && r < cfg.repeatsGBS {
-			light, err := gbs.Pipeline(ctx, grad, p.Dim, &gbs.PipelineSettings{
+			light, err := pipeline.NUTS(ctx, grad, p.Dim, &pipeline.Settings{
 				Sampler:  *nutsSettings(p, cfg.chains/2, cfg.iters/2, cfg.warmupFrac, seed),
 				Global:   cfg.globalSettings(),
 				Evidence: gbs.Settings{Proposal: gbs.FlowProposal(&flow.Settings{MaxLayers: lightLayers, Lower: p.Lower, Upper: p.Upper})},
@@ -112,10 +113,10 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 }
 
 // pipelineRun is the output line of a pipeline run.
-func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
+func pipelineRun(base Run, method string, pr *pipeline.Result) Run {
 	run := base
 	run.Method, run.LogZ, run.LogZErr = method, pr.Evidence.LogZ, pr.Evidence.LogZErr
-	run.Warnings, run.Info = pr.Evidence.Warnings, pr.Evidence.Info
+	run.Warnings, run.Info = pr.Evidence.Warnings(), pr.Evidence.Info()
 	run.Diagnostics = pr.Evidence.Diagnostics.String()
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
@@ -128,13 +129,13 @@ func pipelineRun(base Run, method string, pr *gbs.PipelineResult) Run {
 }
 
 // globalSettings is the pipeline's global-move setting from the flags.
-func (cfg *config) globalSettings() gbs.GlobalSettings {
-	g := gbs.GlobalSettings{StageIters: cfg.globalStageIters, Moves: cfg.globalMoves}
+func (cfg *config) globalSettings() pipeline.GlobalSettings {
+	g := pipeline.GlobalSettings{StageIters: cfg.globalStageIters, Moves: cfg.globalMoves}
 	switch cfg.global {
 	case "on":
-		g.Mode = gbs.GlobalOn
+		g.Mode = pipeline.GlobalOn
 	case "off":
-		g.Mode = gbs.GlobalOff
+		g.Mode = pipeline.GlobalOff
 	}
 	return g
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -204,13 +205,13 @@ func run(src source, seed uint64) Run {
 	} else {
 		// The benchmark's budget: 8 chains of 2500 iterations, a fifth
 		// warm-up.
-		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}}
+		set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}}
 		if noScale {
 			set.Evidence = evidenceSettings(p, seed)
 		}
-		var pr *gbs.PipelineResult
+		var pr *pipeline.Result
 		grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-		if pr, err = gbs.Pipeline(ctx, grad, p.Dim, set); err == nil {
+		if pr, err = pipeline.NUTS(ctx, grad, p.Dim, set); err == nil {
 			res = pr.Evidence
 		}
 	}
@@ -223,18 +224,17 @@ func run(src source, seed uint64) Run {
 	r.Frac, r.Limit, r.Where, r.Side, r.Calls = dg.CoverageFrac, dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide, int64(dg.CoverageCalls)
 	// JSON has no NaN: a test that did not run (too few effective
 	// draws) is written as -1.
-	r.KS, r.KSLimit = nanTo(res.Checks.CoverageKS, -1), nanTo(res.Checks.CoverageKSLimit, -1)
+	r.KS, r.KSLimit = nanTo(dg.CoverageKS, -1), nanTo(dg.CoverageKSLimit, -1)
 	r.NQ, r.NCall, r.DLogZ, r.LogZErr = res.NQ, res.NCall, res.LogZ-p.LogZ, res.LogZErr
-	for _, s := range res.Info {
-		r.Noted = r.Noted || strings.Contains(s, "the draws under-represent a small part of p")
-	}
-	for _, w := range res.Warnings {
+	for _, f := range res.Findings {
 		switch {
-		case strings.Contains(w, "the chains appear to miss part of p"):
+		case f.Check == gbs.CheckCoverage && !f.IsWarning():
+			r.Noted = true
+		case f.Check == gbs.CheckCoverage:
 			r.Warned = true
-		case strings.Contains(w, "the chains appear to hold part of p in the wrong proportion"):
+		case f.Check == gbs.CheckCoverageKS:
 			r.KSWarned = true
-		default:
+		case f.IsWarning():
 			r.OtherWarn++
 		}
 	}

@@ -57,10 +57,10 @@ func run(name, method string, n int, seed uint64) error {
 	fmt.Printf("exact     = %.4f\n", p.LogZ)
 	fmt.Printf("error     = %+.4f (%.2f σ)\n", dz, math.Abs(dz)/res.LogZErr)
 	fmt.Printf("n_p = %d, n_q = %d, log-density calls = %d, %.2f s\n", res.NP, res.NQ, res.NCall, elapsed.Seconds())
-	for _, w := range res.Warnings {
+	for _, w := range res.Warnings() {
 		fmt.Println("warning:", w)
 	}
-	for _, m := range res.Info {
+	for _, m := range res.Info() {
 		fmt.Println("info:", m)
 	}
 	return nil

@@ -27,6 +27,7 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -95,7 +96,7 @@ func main() {
 		r.LogDensityCalls = res.NCall
 	} else {
 		grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-		pr, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{
+		pr, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{
 			Sampler:  nuts.Settings{Chains: *chains, Warmup: *warmup, Draws: *draws, Seed: *seed},
 			Evidence: evSet,
 		})
@@ -113,7 +114,7 @@ func main() {
 	r.Shrunk = shrunk
 	r.ParetoKQ, r.ParetoKP = res.Diagnostics.ParetoKQ, res.Diagnostics.ParetoKP
 	r.Diagnostics = res.Diagnostics.String()
-	r.Warnings = res.Warnings
+	r.Warnings = res.Warnings()
 	r.AnnealSteps, r.AnnealCalls = res.AnnealSteps, res.AnnealCalls
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {

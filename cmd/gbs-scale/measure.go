@@ -216,9 +216,9 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	r.LogZ, r.LogZErr, r.NQ, r.NCall = res.LogZ, res.LogZErr, res.NQ, res.NCall
 	r.Sigmas = (r.LogZ - r.Exact) / r.LogZErr
 	r.Bridge = r.Evidence - r.Fit - r.Proposal - r.LogP
-	r.Warnings = res.Warnings
+	r.Warnings = res.Warnings()
 	r.ParetoKQ, r.ParetoKP = res.Diagnostics.ParetoKQ, res.Diagnostics.ParetoKP
-	r.AnnealSteps, r.AnnealCalls, r.Info = res.AnnealSteps, res.AnnealCalls, res.Info
+	r.AnnealSteps, r.AnnealCalls, r.Info = res.AnnealSteps, res.AnnealCalls, res.Info()
 	if klDraws > 0 {
 		krng := rand.New(rand.NewPCG(seed, 18))
 		for _, f := range flows {

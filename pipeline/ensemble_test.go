@@ -1,13 +1,13 @@
-package gbs_test
+package pipeline_test
 
 import (
 	"context"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/ensemble"
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -15,8 +15,8 @@ import (
 // chain.
 func TestEnsemblePipeline(t *testing.T) {
 	for _, p := range []*problems.Problem{problems.Funnel(), problems.CorrelatedGaussian(10, 1, 2.5)} {
-		set := &gbs.EnsemblePipelineSettings{Sampler: ensemble.Settings{Steps: 5000, Lower: p.Lower, Upper: p.Upper, Seed: 3}}
-		r, err := gbs.EnsemblePipeline(context.Background(), p.LogProbBatch, p.Dim, set)
+		set := &pipeline.EnsembleSettings{Sampler: ensemble.Settings{Steps: 5000, Lower: p.Lower, Upper: p.Upper, Seed: 3}}
+		r, err := pipeline.Ensemble(context.Background(), p.LogProbBatch, p.Dim, set)
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
@@ -33,9 +33,9 @@ func TestEnsemblePipeline(t *testing.T) {
 		// direction, and their tau (3.4) makes the 26 draws fewer than
 		// emcee's 50 tau: true as well. The many short walkers must not
 		// pass for exchanged axes.
-		for _, w := range ev.Warnings {
-			if p.Name != "funnel" || !strings.Contains(w, "R-hat of log p") && !strings.Contains(w, "chains are too short") {
-				t.Errorf("%s: warning on healthy chains: %q", p.Name, w)
+		for _, f := range ev.Findings {
+			if f.IsWarning() && (p.Name != "funnel" || !(f.Check == gbs.CheckRHat && f.Where == -1) && f.Check != gbs.CheckShortChains) {
+				t.Errorf("%s: warning on healthy chains: %q", p.Name, f.Message)
 			}
 		}
 		if r.SamplerCalls != r.Sampling.NCall || r.LogDensityCalls != ev.NCall || ev.NCall == 0 {

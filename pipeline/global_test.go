@@ -1,14 +1,14 @@
-package gbs_test
+package pipeline_test
 
 import (
 	"context"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -22,14 +22,14 @@ import (
 func TestPipelineTwoModes(t *testing.T) {
 	p := problems.TwoModes()
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	set := func(mode gbs.GlobalMode) *gbs.PipelineSettings {
-		return &gbs.PipelineSettings{
+	set := func(mode pipeline.GlobalMode) *pipeline.Settings {
+		return &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
 				Seed: 1000, Init: problems.TwoModesWrongStarts(8, p.Dim)},
-			Global: gbs.GlobalSettings{Mode: mode},
+			Global: pipeline.GlobalSettings{Mode: mode},
 		}
 	}
-	res, err := gbs.Pipeline(context.Background(), grad, p.Dim, set(gbs.GlobalOn))
+	res, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(pipeline.GlobalOn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +45,8 @@ func TestPipelineTwoModes(t *testing.T) {
 	}
 	// Seed 1000 carried the false "reciprocal importance sampling ...
 	// disagrees" before hmZ allowed for the flow's mass between the modes.
-	if len(ev.Warnings) != 0 {
-		t.Errorf("with global moves: warnings on a right estimate: %q", ev.Warnings)
+	if w := ev.Warnings(); len(w) != 0 {
+		t.Errorf("with global moves: warnings on a right estimate: %q", w)
 	}
 	if a := res.GlobalAcceptRate; !(a > 0.3) {
 		t.Errorf("global acceptance %.3f, want above 0.3 (measured 0.7)", a)
@@ -57,7 +57,7 @@ func TestPipelineTwoModes(t *testing.T) {
 		}
 	}
 
-	plain, err := gbs.Pipeline(context.Background(), grad, p.Dim, set(gbs.GlobalOff))
+	plain, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(pipeline.GlobalOff))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +70,8 @@ func TestPipelineTwoModes(t *testing.T) {
 	// The modes' log p overlap (they differ by ln 4 with a spread of
 	// √(d/2) = 2), so R-hat of log p stays near 1.05 (1.046 measured); the
 	// coordinates' R-hat (1.29) is what flags the chains.
-	if w := strings.Join(plain.Evidence.Warnings, "\n"); !strings.Contains(w, "not mixed: R-hat") {
-		t.Errorf("NUTS alone: warnings %q: the wrong weights are not flagged by R-hat", plain.Evidence.Warnings)
+	if !plain.Evidence.Warns(gbs.CheckRHat) {
+		t.Errorf("NUTS alone: warnings %q: the wrong weights are not flagged by R-hat", plain.Evidence.Warnings())
 	}
 }
 
@@ -80,17 +80,17 @@ func TestPipelineTwoModes(t *testing.T) {
 func TestPipelineGlobalReproducible(t *testing.T) {
 	p := problems.TwoModesN(3)
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	run := func(threads int, batch bool) *gbs.PipelineResult {
-		s := &gbs.PipelineSettings{
+	run := func(threads int, batch bool) *pipeline.Result {
+		s := &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 4, Warmup: 100, Draws: 100, Lower: p.Lower, Upper: p.Upper, Seed: 5, Threads: threads},
-			Global:  gbs.GlobalSettings{Mode: gbs.GlobalOn, StageIters: 50},
+			Global:  pipeline.GlobalSettings{Mode: pipeline.GlobalOn, StageIters: 50},
 		}
-		var r *gbs.PipelineResult
+		var r *pipeline.Result
 		var err error
 		if batch {
-			r, err = gbs.PipelineBatch(context.Background(), p.LogProbGradBatch, p.Dim, s)
+			r, err = pipeline.NUTSBatch(context.Background(), p.LogProbGradBatch, p.Dim, s)
 		} else {
-			r, err = gbs.Pipeline(context.Background(), grad, p.Dim, s)
+			r, err = pipeline.NUTS(context.Background(), grad, p.Dim, s)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -98,15 +98,15 @@ func TestPipelineGlobalReproducible(t *testing.T) {
 		return r
 	}
 	a := run(1, false)
-	for _, b := range []*gbs.PipelineResult{run(4, false), run(0, true)} {
+	for _, b := range []*pipeline.Result{run(4, false), run(0, true)} {
 		if !reflect.DeepEqual(a.Sampling.Draws, b.Sampling.Draws) || a.Evidence.LogZ != b.Evidence.LogZ {
 			t.Error("draws or ln Z differ between Threads 1, Threads 4 and the batched pipeline")
 		}
 	}
-	if _, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{Global: gbs.GlobalSettings{Mode: 7}}); err == nil {
+	if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: pipeline.GlobalSettings{Mode: 7}}); err == nil {
 		t.Error("unknown mode: no error")
 	}
-	if _, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{Global: gbs.GlobalSettings{Mode: gbs.GlobalOn, Moves: -1}}); err == nil {
+	if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOn, Moves: -1}}); err == nil {
 		t.Error("negative Moves: no error")
 	}
 }
@@ -117,10 +117,10 @@ func TestPipelineGlobalReproducible(t *testing.T) {
 func TestPipelineGlobalDefensive(t *testing.T) {
 	p := problems.TwoModesN(3)
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	res, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{
+	res, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{
 		Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
 			Seed: 9, Init: problems.TwoModesWrongStarts(8, p.Dim)},
-		Global: gbs.GlobalSettings{Mode: gbs.GlobalOn, Defensive: 0.3, DefensiveScale: 2},
+		Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOn, Defensive: 0.3, DefensiveScale: 2},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,12 +133,12 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 	if dz := ev.LogZ - p.LogZ; !(math.Abs(dz) < 4*ev.LogZErr) {
 		t.Errorf("ln Z off by %.4f ± %.4f", dz, ev.LogZErr)
 	}
-	for _, g := range []gbs.GlobalSettings{
-		{Mode: gbs.GlobalOn, Defensive: 1},
-		{Mode: gbs.GlobalOn, Defensive: -0.1},
-		{Mode: gbs.GlobalOn, Defensive: 0.1, DefensiveScale: 0.5},
+	for _, g := range []pipeline.GlobalSettings{
+		{Mode: pipeline.GlobalOn, Defensive: 1},
+		{Mode: pipeline.GlobalOn, Defensive: -0.1},
+		{Mode: pipeline.GlobalOn, Defensive: 0.1, DefensiveScale: 0.5},
 	} {
-		if _, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{Global: g}); err == nil {
+		if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: g}); err == nil {
 			t.Errorf("%+v: no error", g)
 		}
 	}
@@ -151,19 +151,19 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 func TestGlobalDefaultByDimension(t *testing.T) {
 	for _, tc := range []struct {
 		chains, iters, d int
-		mode             gbs.GlobalMode
+		mode             pipeline.GlobalMode
 		want             bool
 	}{
-		{0, 0, 40, gbs.GlobalDefault, true},  // 4 chains × 100 = 400 = 10 · 40
-		{0, 0, 41, gbs.GlobalDefault, false}, // 400 < 410
-		{8, 0, 80, gbs.GlobalDefault, true},  // the benchmark's 8 chains
-		{8, 200, 160, gbs.GlobalDefault, true},
-		{8, 0, 81, gbs.GlobalDefault, false},
-		{8, 0, 500, gbs.GlobalOn, true},
-		{8, 0, 2, gbs.GlobalOff, false},
+		{0, 0, 40, pipeline.GlobalDefault, true},  // 4 chains × 100 = 400 = 10 · 40
+		{0, 0, 41, pipeline.GlobalDefault, false}, // 400 < 410
+		{8, 0, 80, pipeline.GlobalDefault, true},  // the benchmark's 8 chains
+		{8, 200, 160, pipeline.GlobalDefault, true},
+		{8, 0, 81, pipeline.GlobalDefault, false},
+		{8, 0, 500, pipeline.GlobalOn, true},
+		{8, 0, 2, pipeline.GlobalOff, false},
 	} {
 		s := nuts.Settings{Chains: tc.chains}
-		got, on, err := gbs.WithGlobalMoves(s, gbs.GlobalSettings{Mode: tc.mode, StageIters: tc.iters}, tc.d)
+		got, on, err := pipeline.WithGlobalMoves(s, pipeline.GlobalSettings{Mode: tc.mode, StageIters: tc.iters}, tc.d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,11 +174,11 @@ func TestGlobalDefaultByDimension(t *testing.T) {
 	// The sampler's own global moves: kept by the default, in conflict
 	// with GlobalOn.
 	own := &nuts.GlobalSettings{Fit: func(int, [][]float64, [][]float64) (nuts.GlobalMove, error) { return nil, nil }}
-	got, on, err := gbs.WithGlobalMoves(nuts.Settings{Global: own}, gbs.GlobalSettings{}, 500)
+	got, on, err := pipeline.WithGlobalMoves(nuts.Settings{Global: own}, pipeline.GlobalSettings{}, 500)
 	if err != nil || !on || got.Global != own {
 		t.Errorf("own global moves with the default: on %v, kept %v, error %v", on, got.Global == own, err)
 	}
-	if _, _, err := gbs.WithGlobalMoves(nuts.Settings{Global: own}, gbs.GlobalSettings{Mode: gbs.GlobalOn}, 2); err == nil {
+	if _, _, err := pipeline.WithGlobalMoves(nuts.Settings{Global: own}, pipeline.GlobalSettings{Mode: pipeline.GlobalOn}, 2); err == nil {
 		t.Error("own global moves with GlobalOn: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package gbs
+package pipeline
 
 import (
 	"cmp"
@@ -11,12 +11,12 @@ import (
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
-// GlobalMode selects whether Pipeline alternates NUTS with global moves
+// GlobalMode selects whether the NUTS pipeline alternates NUTS with global moves
 // from the flow.
 type GlobalMode int
 
 const (
-	// GlobalDefault is the pipeline's default, PipelineGlobalDefault.
+	// GlobalDefault is the pipeline's default, DefaultGlobalMode.
 	GlobalDefault GlobalMode = iota
 	// GlobalOn adds global moves.
 	GlobalOn
@@ -24,7 +24,7 @@ const (
 	GlobalOff
 )
 
-// PipelineGlobalDefault is what GlobalDefault means: global moves on,
+// DefaultGlobalMode is what GlobalDefault means: global moves on,
 // where each warm-up stage's draws (chains × StageIters points) number
 // at least GlobalMinPointsPerDim per dimension, so that the flow fitted
 // on them is worth proposing from; off elsewhere.
@@ -37,7 +37,7 @@ const (
 // is never accepted and the moves cost the stages' 8 % more gradient
 // calls (docs/benchmarks.md, "Global moves by default"). On separated
 // modes they are what makes the weights right (see TestPipelineTwoModes).
-const PipelineGlobalDefault = GlobalOn
+const DefaultGlobalMode = GlobalOn
 
 // GlobalMinPointsPerDim is the least number of a warm-up stage's draws per
 // dimension for which GlobalDefault turns global moves on: 8 chains of
@@ -56,7 +56,7 @@ func (m GlobalMode) String() string {
 	return fmt.Sprintf("GlobalMode(%d)", int(m))
 }
 
-// GlobalSettings configures the flow as a global move of Pipeline's
+// GlobalSettings configures the flow as a global move of the NUTS pipeline's
 // sampler (see nuts.GlobalSettings). After NUTS's warm-up the chains run
 // Stages more warm-up stages of StageIters iterations; after each, a flow
 // q is fitted on the pooled draws of that stage, and the next stage (and,
@@ -65,11 +65,11 @@ func (m GlobalMode) String() string {
 // the kept draws begin, so every chain is a Markov chain for p. Global
 // moves jump between modes, which NUTS cannot, and set the weights of
 // modes the chains found in the wrong proportions; q only reaches what the
-// chains showed it, so starts are dispersed (see Pipeline).
+// chains showed it, so starts are dispersed (see NUTS).
 //
 // The zero value means the defaults documented on each field.
 type GlobalSettings struct {
-	// Mode turns the moves on or off; default PipelineGlobalDefault.
+	// Mode turns the moves on or off; default DefaultGlobalMode.
 	Mode GlobalMode
 	// Stages is the number of warm-up stages, each ending with a fit of
 	// q; default 2.
@@ -101,19 +101,19 @@ const (
 func (g *GlobalSettings) on() (bool, error) {
 	switch {
 	case g.Mode < GlobalDefault || g.Mode > GlobalOff:
-		return false, fmt.Errorf("gbs: unknown global-move mode %d", int(g.Mode))
+		return false, fmt.Errorf("pipeline: unknown global-move mode %d", int(g.Mode))
 	case g.Stages < 0:
-		return false, fmt.Errorf("gbs: Global.Stages = %d is negative", g.Stages)
+		return false, fmt.Errorf("pipeline: Global.Stages = %d is negative", g.Stages)
 	case g.StageIters < 0:
-		return false, fmt.Errorf("gbs: Global.StageIters = %d is negative", g.StageIters)
+		return false, fmt.Errorf("pipeline: Global.StageIters = %d is negative", g.StageIters)
 	case g.Moves < 0:
-		return false, fmt.Errorf("gbs: Global.Moves = %d is negative", g.Moves)
+		return false, fmt.Errorf("pipeline: Global.Moves = %d is negative", g.Moves)
 	case !(g.Defensive >= 0 && g.Defensive < 1):
-		return false, fmt.Errorf("gbs: Global.Defensive = %v, want a weight in [0, 1)", g.Defensive)
+		return false, fmt.Errorf("pipeline: Global.Defensive = %v, want a weight in [0, 1)", g.Defensive)
 	case !(g.DefensiveScale == 0 || g.DefensiveScale >= 1 && !math.IsInf(g.DefensiveScale, 1)):
-		return false, fmt.Errorf("gbs: Global.DefensiveScale = %v, want a finite scale >= 1 (0 for the default 2)", g.DefensiveScale)
+		return false, fmt.Errorf("pipeline: Global.DefensiveScale = %v, want a finite scale >= 1 (0 for the default 2)", g.DefensiveScale)
 	}
-	return g.Mode == GlobalOn || g.Mode == GlobalDefault && PipelineGlobalDefault == GlobalOn, nil
+	return g.Mode == GlobalOn || g.Mode == GlobalDefault && DefaultGlobalMode == GlobalOn, nil
 }
 
 // WithGlobalMoves returns the sampler settings s with the flow's global
@@ -132,7 +132,7 @@ func WithGlobalMoves(s nuts.Settings, g GlobalSettings, d int) (nuts.Settings, b
 		if g.Mode == GlobalDefault {
 			return s, true, nil // the caller's own global moves
 		}
-		return s, false, errors.New("gbs: both the sampler's Global and GlobalSettings are set; use GlobalDefault or GlobalOff with your own nuts.GlobalSettings")
+		return s, false, errors.New("pipeline: both the sampler's Global and GlobalSettings are set; use GlobalDefault or GlobalOff with your own nuts.GlobalSettings")
 	}
 	chains := cmp.Or(s.Chains, len(s.Init), 4) // nuts's defaults
 	if g.Mode == GlobalDefault && chains*cmp.Or(g.StageIters, DefaultGlobalStageIters) < GlobalMinPointsPerDim*d {
@@ -256,4 +256,14 @@ func dispersedStarts(chains int, lower, upper []float64, seed uint64) [][]float6
 		}
 	}
 	return out
+}
+
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
 }

@@ -1,4 +1,4 @@
-package gbs_test
+package pipeline_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/internal/numtest"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
@@ -47,15 +49,15 @@ func TestPipelinePaperProblems(t *testing.T) {
 			calls.Add(1)
 			return p.LogProbGrad(g, x), nil
 		}
-		set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Lower: p.Lower, Upper: p.Upper, Seed: 11}}
-		r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+		set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Lower: p.Lower, Upper: p.Upper, Seed: 11}}
+		r, err := pipeline.NUTS(context.Background(), f, p.Dim, set)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		ev := r.Evidence
 		t.Logf("%s: annealed bridge: %d rungs, %d calls", tc.name, ev.AnnealSteps, ev.AnnealCalls)
 		t.Logf("%s: ln Z = %.4f ± %.4f, exact %.4f (%+.2f σ); gradient calls %d, log-density calls %d, divergences %d, R-hat(log p) %.3f, TargetAccept %v; warnings %q",
-			tc.name, ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.GradCalls, r.LogDensityCalls, r.Sampling.Divergences(), r.Sampling.RHatLogP, r.TargetAccept, ev.Warnings)
+			tc.name, ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.GradCalls, r.LogDensityCalls, r.Sampling.Divergences(), r.Sampling.RHatLogP, r.TargetAccept, ev.Warnings())
 		if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < tc.maxSigma) {
 			t.Errorf("%s: ln Z = %.4f ± %.4f, exact %.4f, σ bound %g", tc.name, ev.LogZ, ev.LogZErr, p.LogZ, tc.maxSigma)
 		}
@@ -94,13 +96,9 @@ func mixture2(grad, x []float64) (float64, error) {
 	return m + math.Log(wa+wb), nil
 }
 
-func hasWarning(ws []string, sub string) bool {
-	for _, w := range ws {
-		if strings.Contains(w, sub) {
-			return true
-		}
-	}
-	return false
+// noted reports whether r holds information of check c.
+func noted(r *gbs.Result, c gbs.Check) bool {
+	return slices.ContainsFunc(r.Found(c), func(f gbs.Finding) bool { return f.Kind == gbs.KindInfo })
 }
 
 // Without global moves a chain stuck in a minor mode is reported, by
@@ -109,41 +107,41 @@ func hasWarning(ws []string, sub string) bool {
 // the major mode.
 func TestPipelineWarnsStuckChain(t *testing.T) {
 	init := [][]float64{{0, 0}, {0.5, 0}, {0, -0.5}, {20, 20}}
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
-	r, err := gbs.Pipeline(context.Background(), mixture2, 2, set)
+	set := &pipeline.Settings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}}
+	r, err := pipeline.NUTS(context.Background(), mixture2, 2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// ln Z of N(0, I) + e^-8 N((20, 20), I) in 2-d.
 	logZ := math.Log(2*math.Pi) + math.Log1p(math.Exp(-8))
-	if ev := r.Evidence; !r.Global || len(ev.Warnings) > 0 || !(math.Abs(ev.LogZ-logZ) < 4*ev.LogZErr) {
+	if ev := r.Evidence; !r.Global || len(ev.Warnings()) > 0 || !(math.Abs(ev.LogZ-logZ) < 4*ev.LogZErr) {
 		t.Errorf("global moves %v: ln Z %.4f ± %.4f (exact %.4f), warnings %q: want the stuck chain repaired",
-			r.Global, ev.LogZ, ev.LogZErr, logZ, ev.Warnings)
+			r.Global, ev.LogZ, ev.LogZErr, logZ, ev.Warnings())
 	}
-	set.Global.Mode = gbs.GlobalOff
-	r, err = gbs.Pipeline(context.Background(), mixture2, 2, set)
+	set.Global.Mode = pipeline.GlobalOff
+	r, err = pipeline.NUTS(context.Background(), mixture2, 2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := r.Evidence.Warnings
-	if !hasWarning(ws, "have not mixed") || !hasWarning(ws, "chains [3] sit at much lower log p") {
-		t.Errorf("warnings %q: want R-hat and chain 3 reported", ws)
+	low := r.Evidence.Found(gbs.CheckLowChains)
+	if !r.Evidence.Warns(gbs.CheckRHat) || len(low) != 1 || low[0].Value != 1 || !slices.Equal(r.Sampling.LowChains(), []int{3}) {
+		t.Errorf("findings %+v: want R-hat and chain 3 reported", r.Evidence.Findings)
 	}
 	if len(r.Sampling.Draws) != 4 {
 		t.Errorf("%d chains in the result, want all 4", len(r.Sampling.Draws))
 	}
 
 	init[3] = []float64{0, 0.5}
-	r, err = gbs.Pipeline(context.Background(), mixture2, 2, set)
+	r, err = pipeline.NUTS(context.Background(), mixture2, 2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range r.Evidence.Warnings {
-		if strings.Contains(w, "R-hat") || strings.Contains(w, "lower log p") || strings.Contains(w, "diverg") {
-			t.Errorf("mixed chains: unexpected warning %q", w)
+	for _, c := range []gbs.Check{gbs.CheckRHat, gbs.CheckLowChains, gbs.CheckDivergences} {
+		if r.Evidence.Warns(c) {
+			t.Errorf("mixed chains: unexpected warning %+v", r.Evidence.Found(c))
 		}
 	}
-	if r.Retried || r.TargetAccept != gbs.PipelineTargetAccept {
+	if r.Retried || r.TargetAccept != pipeline.TargetAccept {
 		t.Errorf("retried %v at TargetAccept %v without divergences", r.Retried, r.TargetAccept)
 	}
 	// N(0, I) has ln Z = ln 2π; the minor mode adds e^-8 of that.
@@ -177,23 +175,23 @@ func TestPipelineRetriesDivergentRun(t *testing.T) {
 		calls.Add(1)
 		return halfNormalWall(g, x)
 	}
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 2}}
-	r, err := gbs.Pipeline(context.Background(), f, 3, set)
+	set := &pipeline.Settings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 2}}
+	r, err := pipeline.NUTS(context.Background(), f, 3, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := r.Evidence.Warnings
+	ws := r.Evidence.Warnings()
 	t.Logf("retried %v at %v, %d divergences; warnings %q", r.Retried, r.TargetAccept, r.Sampling.Divergences(), ws)
-	if !r.Retried || r.TargetAccept != gbs.PipelineRetryTargetAccept {
-		t.Fatalf("retried %v, TargetAccept %v: want a second run at %v", r.Retried, r.TargetAccept, gbs.PipelineRetryTargetAccept)
+	if !r.Retried || r.TargetAccept != pipeline.RetryTargetAccept {
+		t.Fatalf("retried %v, TargetAccept %v: want a second run at %v", r.Retried, r.TargetAccept, pipeline.RetryTargetAccept)
 	}
 	// The retry is information; divergences that remain are a warning
 	// about the draws.
-	if !hasWarning(r.Evidence.Info, "the draws come from that second run") || hasWarning(ws, "second run") {
-		t.Errorf("info %q, warnings %q: want the retry in Info only", r.Evidence.Info, ws)
+	if !noted(r.Evidence, gbs.CheckRerun) || r.Evidence.Warns(gbs.CheckRerun) {
+		t.Errorf("findings %+v: want the retry as information only", r.Evidence.Findings)
 	}
-	if !hasWarning(r.Evidence.DrawWarnings(), "divergent transitions after warm-up at TargetAccept 0.99") {
-		t.Errorf("warnings %q (%d about the draws): want the remaining divergences among the sampler warnings", ws, r.Evidence.SamplerWarnings)
+	if div := r.Evidence.Found(gbs.CheckDivergences); len(div) != 1 || div[0].Kind != gbs.KindDraws {
+		t.Errorf("findings %+v: want the remaining divergences among the warnings about the draws", r.Evidence.Findings)
 	}
 	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.GradCalls <= r.Sampling.GradCalls {
 		t.Errorf("%d calls; result: %d gradient (second run %d) + %d log-density", n, r.GradCalls, r.Sampling.GradCalls, r.LogDensityCalls)
@@ -204,16 +202,16 @@ func TestPipelineRetriesDivergentRun(t *testing.T) {
 	}
 
 	set.RetryTargetAccept = -1
-	r, err = gbs.Pipeline(context.Background(), halfNormalWall, 3, set)
+	r, err = pipeline.NUTS(context.Background(), halfNormalWall, 3, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Retried || r.TargetAccept != gbs.PipelineTargetAccept || !hasWarning(r.Evidence.Warnings, "divergent transitions after warm-up at TargetAccept 0.9") {
-		t.Errorf("retry off: retried %v at %v, warnings %q", r.Retried, r.TargetAccept, r.Evidence.Warnings)
+	if r.Retried || r.TargetAccept != pipeline.TargetAccept || !r.Evidence.Warns(gbs.CheckDivergences) {
+		t.Errorf("retry off: retried %v at %v, warnings %q", r.Retried, r.TargetAccept, r.Evidence.Warnings())
 	}
 
 	set.RetryTargetAccept = 1
-	if _, err := gbs.Pipeline(context.Background(), halfNormalWall, 3, set); err == nil || !strings.Contains(err.Error(), "RetryTargetAccept") {
+	if _, err := pipeline.NUTS(context.Background(), halfNormalWall, 3, set); err == nil || !strings.Contains(err.Error(), "RetryTargetAccept") {
 		t.Errorf("RetryTargetAccept = 1: error %v", err)
 	}
 }
@@ -229,28 +227,28 @@ func TestPipelineRetriesMissedNeck(t *testing.T) {
 	}
 	p := problems.Funnel()
 	f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: 920034},
-		Global: gbs.GlobalSettings{Mode: gbs.GlobalOff}}
-	r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+	set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: 920034},
+		Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOff}}
+	r, err := pipeline.NUTS(context.Background(), f, p.Dim, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := r.Evidence
 	t.Logf("ln Z = %.4f ± %.4f, exact %.4f (%+.2f σ); retried %v at %v; gradient calls %d (last run %d); info %q; warnings %q",
-		ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.Retried, r.TargetAccept, r.GradCalls, r.Sampling.GradCalls, ev.Info, ev.Warnings)
+		ev.LogZ, ev.LogZErr, p.LogZ, (ev.LogZ-p.LogZ)/ev.LogZErr, r.Retried, r.TargetAccept, r.GradCalls, r.Sampling.GradCalls, ev.Info(), ev.Warnings())
 	if !(math.Abs(ev.LogZ-p.LogZ) < 4*ev.LogZErr) || !(ev.LogZErr < 0.01) {
 		t.Errorf("ln Z = %.4f ± %.4f, exact %.4f", ev.LogZ, ev.LogZErr, p.LogZ)
 	}
-	if fusesMultiplyAdd() {
+	if numtest.FusesMultiplyAdd() {
 		return // other trajectories: the first run may diverge or reach the neck
 	}
-	if !r.Retried || r.TargetAccept != gbs.PipelineRetryTargetAccept || r.GradCalls <= r.Sampling.GradCalls ||
-		!hasWarning(ev.Info, "coverage check found mass of p beyond the draws' range") {
+	if !r.Retried || r.TargetAccept != pipeline.RetryTargetAccept || r.GradCalls <= r.Sampling.GradCalls ||
+		!noted(ev, gbs.CheckRerun) {
 		t.Errorf("retried %v at %v, gradient calls %d (last run %d), info %q: want a second run for the coverage check",
-			r.Retried, r.TargetAccept, r.GradCalls, r.Sampling.GradCalls, ev.Info)
+			r.Retried, r.TargetAccept, r.GradCalls, r.Sampling.GradCalls, ev.Info())
 	}
-	if hasWarning(ev.Warnings, "miss part of p") {
-		t.Errorf("the second run still misses mass: %q", ev.Warnings)
+	if ev.Warns(gbs.CheckCoverage) {
+		t.Errorf("the second run still misses mass: %q", ev.Warnings())
 	}
 }
 
@@ -271,9 +269,9 @@ func BenchmarkPipeline(b *testing.B) {
 			f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 			var dz, sigma, grads, essX, essLP, retried float64
 			for i := 0; i < b.N; i++ {
-				set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000,
+				set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000,
 					Lower: p.Lower, Upper: p.Upper, Seed: uint64(i + 1)}}
-				r, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+				r, err := pipeline.NUTS(context.Background(), f, p.Dim, set)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -324,12 +322,12 @@ func TestPipelineBatchEqualsPipeline(t *testing.T) {
 		}
 		return nil
 	}
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 200, Draws: 300, Seed: 7}}
-	want, err := gbs.Pipeline(context.Background(), f, p.Dim, set)
+	set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 4, Warmup: 200, Draws: 300, Seed: 7}}
+	want, err := pipeline.NUTS(context.Background(), f, p.Dim, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := gbs.PipelineBatch(context.Background(), bf, p.Dim, set)
+	got, err := pipeline.NUTSBatch(context.Background(), bf, p.Dim, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +345,7 @@ func TestPipelineBatchEqualsPipeline(t *testing.T) {
 		t.Errorf("%d points evaluated, the result counts %d", n, got.GradCalls+got.LogDensityCalls)
 	}
 	t.Logf("%d points in %d calls (%d sampler batches)", points.Load(), batches.Load(), got.Sampling.Batches)
-	if _, err := gbs.PipelineBatch(context.Background(), nil, 2, nil); err == nil {
+	if _, err := pipeline.NUTSBatch(context.Background(), nil, 2, nil); err == nil {
 		t.Error("nil batch density accepted")
 	}
 }
@@ -365,29 +363,26 @@ func TestPipelineLengthensUnmixedRun(t *testing.T) {
 		calls.Add(1)
 		return mixture2(g, x)
 	}
-	set := &gbs.PipelineSettings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}, Global: gbs.GlobalSettings{Mode: gbs.GlobalOff}}
-	r, err := gbs.Pipeline(context.Background(), f, 2, set)
+	set := &pipeline.Settings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}, Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOff}}
+	r, err := pipeline.NUTS(context.Background(), f, 2, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Lengthened || len(r.Sampling.LogP[0]) != 2000 || gbs.PipelineMaxLengthenings != 2 ||
-		!hasWarning(r.Evidence.Info, "the chains had not mixed (R-hat of log p") ||
-		!hasWarning(r.Evidence.Info, "run again with 400 warm-up iterations and 1000 draws each") ||
-		!hasWarning(r.Evidence.Info, "run again with 800 warm-up iterations and 2000 draws each") {
-		t.Errorf("lengthened %v, %d draws per chain, info %q", r.Lengthened, len(r.Sampling.LogP[0]), r.Evidence.Info)
+	if !r.Lengthened || len(r.Sampling.LogP[0]) != 2000 || pipeline.MaxLengthenings != 2 || len(r.Evidence.Found(gbs.CheckRerun)) != 2 {
+		t.Errorf("lengthened %v, %d draws per chain, info %q", r.Lengthened, len(r.Sampling.LogP[0]), r.Evidence.Info())
 	}
-	if !hasWarning(r.Evidence.Warnings, "R-hat") {
-		t.Errorf("the stuck chain is not warned about after the longer runs: %q", r.Evidence.Warnings)
+	if !r.Evidence.Warns(gbs.CheckRHat) {
+		t.Errorf("the stuck chain is not warned about after the longer runs: %q", r.Evidence.Warnings())
 	}
 	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.GradCalls <= r.Sampling.GradCalls {
 		t.Errorf("%d calls; result: %d gradient (last run %d) + %d log-density", n, r.GradCalls, r.Sampling.GradCalls, r.LogDensityCalls)
 	}
 	set.RetryDrawsFactor = -1
-	if r, err = gbs.Pipeline(context.Background(), mixture2, 2, set); err != nil || r.Lengthened || len(r.Sampling.LogP[0]) != 500 {
+	if r, err = pipeline.NUTS(context.Background(), mixture2, 2, set); err != nil || r.Lengthened || len(r.Sampling.LogP[0]) != 500 {
 		t.Errorf("factor off: error %v, lengthened %v", err, r != nil && r.Lengthened)
 	}
 	set.RetryDrawsFactor = 1
-	if _, err := gbs.Pipeline(context.Background(), mixture2, 2, set); err == nil || !strings.Contains(err.Error(), "RetryDrawsFactor") {
+	if _, err := pipeline.NUTS(context.Background(), mixture2, 2, set); err == nil || !strings.Contains(err.Error(), "RetryDrawsFactor") {
 		t.Errorf("RetryDrawsFactor = 1: error %v", err)
 	}
 }

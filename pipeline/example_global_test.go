@@ -1,18 +1,18 @@
-package gbs_test
+package pipeline_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
 )
 
 // Two modes with weights 0.2 and 0.8, and 7 of 8 chains started in the
 // minor one: NUTS alone keeps those proportions; the flow's global moves
 // set the weights right.
-func ExamplePipeline_globalMoves() {
+func ExampleNUTS_globalMoves() {
 	p := problems.TwoModesN(4)
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 	init := make([][]float64, 8)
@@ -25,11 +25,11 @@ func ExamplePipeline_globalMoves() {
 			}
 		}
 	}
-	for _, mode := range []gbs.GlobalMode{gbs.GlobalOff, gbs.GlobalOn} {
-		res, err := gbs.Pipeline(context.Background(), grad, p.Dim, &gbs.PipelineSettings{
+	for _, mode := range []pipeline.GlobalMode{pipeline.GlobalOff, pipeline.GlobalOn} {
+		res, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 400, Init: init,
 				Lower: p.Lower, Upper: p.Upper, Seed: 1},
-			Global: gbs.GlobalSettings{Mode: mode},
+			Global: pipeline.GlobalSettings{Mode: mode},
 		})
 		if err != nil {
 			fmt.Println(err)

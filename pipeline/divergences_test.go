@@ -1,13 +1,13 @@
-package gbs
+package pipeline
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
-// Divergences up to PipelineMaxDivergentFraction of the kept draws are
+// Divergences up to MaxDivergentFraction of the kept draws are
 // information, beyond it a warning that gives the count and the fraction,
 // and beyond it the pipeline runs longer (drawsProblem).
 func TestDivergenceFraction(t *testing.T) {
@@ -29,19 +29,19 @@ func TestDivergenceFraction(t *testing.T) {
 		{20, false, true}, // 160: exactly 1 %
 		{21, true, false}, // 168: above 1 %
 	} {
-		w, info := samplingWarnings(result(tc.perChain), 0.99)
+		w, info := samplerFindings(result(tc.perChain), 0.99)
 		if got := len(w) > 0; got != tc.warn {
-			t.Errorf("%d divergences per chain: warnings %q", tc.perChain, w)
+			t.Errorf("%d divergences per chain: warnings %+v", tc.perChain, w)
 		}
 		if got := len(info) > 0; got != tc.info {
-			t.Errorf("%d divergences per chain: info %q", tc.perChain, info)
+			t.Errorf("%d divergences per chain: info %+v", tc.perChain, info)
 		}
-		if why := drawsProblem(result(tc.perChain), 1); (why != "") != tc.warn {
+		if why := drawsProblem(result(tc.perChain), 1, nil); (why != "") != tc.warn {
 			t.Errorf("%d divergences per chain: a longer run %q", tc.perChain, why)
 		}
-		for _, s := range append(w, info...) {
-			if !strings.Contains(s, "of the 16000 kept draws") {
-				t.Errorf("message %q does not give the kept draws", s)
+		for _, f := range append(w, info...) {
+			if f.Check != gbs.CheckDivergences || f.Value != float64(8*tc.perChain)/16000 || f.Limit != MaxDivergentFraction {
+				t.Errorf("%d divergences per chain: finding %+v", tc.perChain, f)
 			}
 		}
 	}

@@ -1,11 +1,11 @@
-package gbs
+package pipeline
 
 import (
 	"context"
-	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
@@ -40,20 +40,19 @@ func TestPipelineLengthensOnEvidenceWarning(t *testing.T) {
 		}
 		return r, nil
 	}
-	set := &PipelineSettings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Seed: 5}}
-	r, err := pipeline(context.Background(), sample, gradToBatch(f, d), d, set)
+	set := &Settings{Sampler: nuts.Settings{Chains: 4, Warmup: 300, Draws: 1000, Seed: 5}}
+	r, err := run(context.Background(), sample, gradToBatch(f, d), d, set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 2 || runs[1].Warmup != 600 || runs[1].Draws != 2000 || !r.Lengthened {
 		t.Fatalf("%d runs (%+v), lengthened %v", len(runs), runs, r.Lengthened)
 	}
-	why := "the evidence's checks warned about the draws (chains "
-	if len(r.Evidence.Info) == 0 || !strings.HasPrefix(r.Evidence.Info[0], why) || !strings.Contains(r.Evidence.Info[0], "600 warm-up iterations and 2000 draws") {
-		t.Errorf("info %q, want it to begin %q", r.Evidence.Info, why)
+	if f := r.Evidence.Found(gbs.CheckRerun); len(f) != 1 || f[0].Kind != gbs.KindInfo {
+		t.Errorf("rerun findings %+v, want one note", f)
 	}
-	if len(r.Evidence.Warnings) != 0 {
-		t.Errorf("warnings after the longer run: %q", r.Evidence.Warnings)
+	if w := r.Evidence.Warnings(); len(w) != 0 {
+		t.Errorf("warnings after the longer run: %q", w)
 	}
 	if n := calls.Load(); n != r.GradCalls+r.LogDensityCalls || r.LogDensityCalls <= r.Evidence.NCall {
 		t.Errorf("%d calls; result: %d gradient + %d log-density (last evidence %d)", n, r.GradCalls, r.LogDensityCalls, r.Evidence.NCall)
