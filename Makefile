@@ -132,7 +132,8 @@ test-c:
 	for t in test_cpp test_hpp; do \
 	  c++ -std=c++17 -O1 -Wall -Wextra -o $(BUILD)/ctest/$$t tests/c/$$t.cpp $$(pkg-config --cflags --libs gbs); \
 	done; \
-	cd $(BUILD)/ctest && for t in $(CTESTS) test_cpp test_hpp; do echo "== $$t"; ./$$t; done
+	cc -std=c11 -O1 -Wall -Itests/c/compat -o $(BUILD)/ctest/test_abi3 tests/c/compat/test_abi3.c $$(pkg-config --cflags --libs gbs) -lm -lpthread; \
+	cd $(BUILD)/ctest && for t in $(CTESTS) test_cpp test_hpp test_abi3; do echo "== $$t"; ./$$t; done
 	@# A CMake project using the installed package (find_package(gbs CONFIG)).
 	rm -rf $(BUILD)/cmake-consumer
 	cmake -S tests/cmake/consumer -B $(BUILD)/cmake-consumer -DCMAKE_PREFIX_PATH=$(CTEST_PREFIX) -DCMAKE_BUILD_TYPE=Release > $(BUILD)/cmake-consumer.log

@@ -95,8 +95,7 @@ func TestEvidence(t *testing.T) {
 			t.Errorf("concurrent callback changed ln Z: %g, serial %g", res.logz, logz)
 		}
 		logz = float64(res.logz)
-		gbsgo_free_warnings(res.warnings)
-		gbsgo_free_warnings(res.info)
+		gbsgo_result_free(&res)
 	}
 	checkLive(t)
 }
@@ -192,8 +191,7 @@ func TestNUTS(t *testing.T) {
 	if math.Abs(float64(res.logz)) > 4*float64(res.logzerr) {
 		t.Errorf("pipeline ln Z = %g ± %g, exact 0", res.logz, res.logzerr)
 	}
-	gbsgo_free_warnings(res.warnings)
-	gbsgo_free_warnings(res.info)
+	gbsgo_result_free(&res)
 	checkLive(t)
 }
 
@@ -264,8 +262,7 @@ func TestLogCallback(t *testing.T) {
 	if st := gbsgo_evidence(cLogDensityFn(ctest.NormalLogP()), nil, ptr(x), 1, 400, 2, nil, opt, &res, nil, 0, &msg); st != statusOK {
 		t.Fatalf("gbs_evidence: status %d: %s", st, message(msg))
 	}
-	gbsgo_free_warnings(res.warnings)
-	gbsgo_free_warnings(res.info)
+	gbsgo_result_free(&res)
 	if ctest.LogCalls() == before {
 		t.Error("no message reached the log callback")
 	}

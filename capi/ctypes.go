@@ -26,6 +26,10 @@ type (
 	cEnsembleOptions  = C.gbs_ensemble_options
 	cEnsemble         = C.gbs_ensemble
 	cCancelToken      = C.gbs_cancel_token
+	cFinding          = C.gbs_finding
+	cCheckInfo        = C.gbs_check_info
+	cDiagnosticsExt   = C.gbs_diagnostics_ext
+	cSampling         = C.gbs_sampling
 )
 
 const (

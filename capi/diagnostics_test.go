@@ -8,31 +8,31 @@ import (
 	"github.com/gbs-evidence/gbs/gbs"
 )
 
-// TestDiagnosticsToCWritesEveryField holds diagnosticsToC, the one
-// hand-written mapping from gbs.Diagnostics to the C struct
-// gbs_diagnostics, to both structs as they are: every Go field is filled
-// with a value of its own, and every C field must then hold a distinct,
-// non-zero value, and every Go field must reach some C field. A field
-// added to either struct without its line in diagnosticsToC fails here.
-// (The ctypes view of the C struct is checked against include/gbs.h by
+// TestDiagnosticsToCWritesEveryField holds diagnosticsToC and
+// diagnosticsExtToC, the hand-written mappings from gbs.Diagnostics (and
+// the result's anneal counts) to the C structs gbs_diagnostics (frozen at
+// ABI version 3) and gbs_diagnostics_ext, to the structs as they are:
+// every Go field is filled with a value of its own, every C field must
+// then hold a distinct, non-zero value, and every Go field must reach
+// some C field. A field added to either side without its line fails here.
+// (The ctypes view of the C structs is checked against include/gbs.h by
 // tests/python/test_abi_layout.py.)
 func TestDiagnosticsToCWritesEveryField(t *testing.T) {
-	var d gbs.Diagnostics
-	v := reflect.ValueOf(&d).Elem()
-	// want[x] = the Go field a C value x can only have come from.
-	want := map[float64]string{}
+	r := &gbs.Result{AnnealSteps: 4001, AnnealCalls: 4002}
+	want := map[float64]string{4001: "AnnealSteps", 4002: "AnnealCalls"}
+	v := reflect.ValueOf(&r.Diagnostics).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f, name := v.Field(i), v.Type().Field(i).Name
-		switch f.Kind() {
-		case reflect.Float64:
+		switch {
+		case f.Kind() == reflect.Float64:
 			x := 1000 + float64(i) + 0.5
 			f.SetFloat(x)
 			want[x] = name
-		case reflect.Int:
+		case f.Kind() == reflect.Int:
 			x := 2000 + i
 			f.SetInt(int64(x))
 			want[float64(x)] = name
-		case reflect.Slice:
+		case f.Type() == reflect.TypeOf([]int(nil)):
 			// A list of chains: C gets its length and its first element.
 			n, first := 3+i, 3000+i
 			s := make([]int, n)
@@ -40,38 +40,50 @@ func TestDiagnosticsToCWritesEveryField(t *testing.T) {
 			f.Set(reflect.ValueOf(s))
 			want[float64(n)] = name + " (length)"
 			want[float64(first)] = name + " (first)"
+		case f.Type() == reflect.TypeOf([][]int(nil)):
+			// Groups of chains: C gets their number and the first chain.
+			n, first := 3+i, 3000+i
+			s := make([][]int, n)
+			s[0] = []int{first}
+			f.Set(reflect.ValueOf(s))
+			want[float64(n)] = name + " (length)"
+			want[float64(first)] = name + " (first)"
 		default:
-			t.Fatalf("gbs.Diagnostics.%s is a %s: teach diagnosticsToC and this test about it", name, f.Kind())
+			t.Fatalf("gbs.Diagnostics.%s is a %s: teach diagnosticsToC and this test about it", name, f.Type())
 		}
 	}
-	c := reflect.ValueOf(diagnosticsToC(&d))
 	seen := map[string]string{}
-	for i := 0; i < c.NumField(); i++ {
-		name := c.Type().Field(i).Name
-		var x float64
-		switch f := c.Field(i); f.Kind() {
-		case reflect.Float64:
-			x = f.Float()
-		case reflect.Int64, reflect.Int32:
-			x = float64(f.Int())
-		default:
-			t.Fatalf("gbs_diagnostics.%s is a %s", name, f.Kind())
-		}
-		from, ok := want[x]
-		switch {
-		case x == 0 || math.IsNaN(x):
-			t.Errorf("gbs_diagnostics.%s is not written by diagnosticsToC", name)
-		case !ok:
-			t.Errorf("gbs_diagnostics.%s = %v comes from no field of gbs.Diagnostics", name, x)
-		case seen[from] != "":
-			t.Errorf("gbs_diagnostics.%s and .%s both come from %s", seen[from], name, from)
-		default:
-			seen[from] = name
+	for _, c := range []reflect.Value{reflect.ValueOf(diagnosticsToC(&r.Diagnostics)), reflect.ValueOf(diagnosticsExtToC(r))} {
+		for i := 0; i < c.NumField(); i++ {
+			name := c.Type().Name() + "." + c.Type().Field(i).Name
+			if c.Type().Field(i).Name == "size" {
+				continue
+			}
+			var x float64
+			switch f := c.Field(i); f.Kind() {
+			case reflect.Float64:
+				x = f.Float()
+			case reflect.Int64, reflect.Int32:
+				x = float64(f.Int())
+			default:
+				t.Fatalf("%s is a %s", name, f.Kind())
+			}
+			from, ok := want[x]
+			switch {
+			case x == 0 || math.IsNaN(x):
+				t.Errorf("%s is not written", name)
+			case !ok:
+				t.Errorf("%s = %v comes from no field of gbs.Diagnostics", name, x)
+			case seen[from] != "":
+				t.Errorf("%s and %s both come from %s", seen[from], name, from)
+			default:
+				seen[from] = name
+			}
 		}
 	}
 	for _, from := range want {
 		if seen[from] == "" {
-			t.Errorf("gbs.Diagnostics.%s reaches no field of gbs_diagnostics", from)
+			t.Errorf("gbs.Diagnostics.%s reaches no field of gbs_diagnostics or gbs_diagnostics_ext", from)
 		}
 	}
 }

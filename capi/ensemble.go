@@ -214,7 +214,7 @@ func gbsgo_ensemble_evidence(f C.gbs_log_density_fn, user unsafe.Pointer, d C.in
 		if err != nil {
 			return err
 		}
-		writeResult(result, r.Evidence, tr)
+		writeResult(result, r.Evidence, tr, es.Names, nil)
 		if samplerCalls != nil {
 			*samplerCalls = C.int64_t(r.SamplerCalls)
 		}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/pipeline"
 )
 
 // methodCodes lists the GBS_METHOD_* codes in the order of gbs.Method.
@@ -19,9 +20,9 @@ var methodCodes = [...]C.int32_t{
 	gbs.Warp3:  C.GBS_METHOD_WARP3,
 }
 
-// evidenceOptionsOldSize is the size of gbs_evidence_options before the
-// anneal field was added at its end, which callers built against the
-// older header still pass.
+// evidenceOptionsOldSize is the size of gbs_evidence_options in ABI
+// version 3, before anneal and names, which callers built against that
+// header still pass (and a header with anneal alone).
 var evidenceOptionsOldSize = unsafe.Offsetof(C.gbs_evidence_options{}.anneal)
 
 // annealCodes lists the GBS_ANNEAL_* codes in the order of gbs.Anneal.
@@ -65,7 +66,12 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if err != nil {
 		return gbs.Settings{}, err
 	}
+	names, err := copyNames(o.names, d, name+".names")
+	if err != nil {
+		return gbs.Settings{}, err
+	}
 	return gbs.Settings{
+		Names:           names,
 		NoCrossFit:      o.cross_fit == C.GBS_CROSS_FIT_OFF,
 		NoCoverageCheck: o.coverage_check == C.GBS_COVERAGE_CHECK_OFF,
 		Anneal:          gbs.Anneal(anneal),
@@ -80,6 +86,21 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 		Concurrent:      flag(o.concurrent),
 		Log:             logger(o.verbose),
 	}, nil
+}
+
+// copyNames copies d NUL-terminated names from p (nil: none).
+func copyNames(p **C.char, d int, name string) ([]string, error) {
+	if p == nil {
+		return nil, nil
+	}
+	out := make([]string, d)
+	for k, c := range unsafe.Slice(p, d) {
+		if c == nil {
+			return nil, argError("%s[%d] is NULL", name, k)
+		}
+		out[k] = C.GoString(c)
+	}
+	return out, nil
 }
 
 // evidenceArgs reads the evidence options of a call on d-dimensional
@@ -112,8 +133,10 @@ func traceBuffer(trace *C.gbs_trace_point, capacity C.int64_t) ([]C.gbs_trace_po
 	return unsafe.Slice(trace, int(capacity)), nil
 }
 
-// writeResult fills out (whose size was checked) and the trace buffer.
-func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
+// writeResult fills out (whose size was checked) and the trace buffer; a
+// caller of this ABI version gets the report of r (with the pipeline run
+// p, or nil), whose messages name the coordinates by names.
+func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point, names []string, p *pipeline.Result) {
 	for i, p := range r.Trace {
 		if i == len(trace) {
 			break
@@ -137,21 +160,25 @@ func writeResult(out *C.gbs_result, r *gbs.Result, trace []C.gbs_trace_point) {
 		warnings:    newWarnings(warnings),
 		diagnostics: diagnosticsToC(&r.Diagnostics),
 	}
-	// A caller of ABI version 1 or 2 has no room for the info list: it is
-	// not allocated, since nobody could free it.
-	if uintptr(out.size) >= unsafe.Sizeof(full) {
+	// A caller of an older ABI version has no room for the info list or
+	// the report: they are not allocated, since nobody could free them.
+	if uintptr(out.size) >= uintptr(resultSizeV3) {
 		full.n_sampler_warnings = C.int64_t(len(r.DrawWarnings()))
 		full.n_info = C.int64_t(len(info))
 		full.info = newWarnings(info)
 	}
+	if uintptr(out.size) >= unsafe.Sizeof(full) {
+		full.report = newReport(r, names, p)
+	}
 	copyResult(out, &full)
 }
 
-// resultSizeV1 and resultSizeV2 are sizeof(gbs_result) in ABI versions 1
-// and 2, which callers built against those headers still pass.
+// resultSizeV1 to resultSizeV3 are sizeof(gbs_result) in ABI versions 1
+// to 3, which callers built against those headers still pass.
 const (
 	resultSizeV1 = C.GBS_RESULT_SIZE_V1
 	resultSizeV2 = C.GBS_RESULT_SIZE_V2
+	resultSizeV3 = C.GBS_RESULT_SIZE_V3
 )
 
 // copyResult writes the first out.size bytes of full (at most all of it)
@@ -207,8 +234,8 @@ func startResult(result *C.gbs_result) error {
 	}
 	// A struct of ABI version 1 is shorter by the diagnostics, one of
 	// version 2 by the coverage fields at their end, the sampler-warning
-	// count and the info list.
-	if s := uintptr(result.size); s != uintptr(resultSizeV1) && s != uintptr(resultSizeV2) {
+	// count and the info list, one of version 3 by the report.
+	if s := uintptr(result.size); s != uintptr(resultSizeV1) && s != uintptr(resultSizeV2) && s != uintptr(resultSizeV3) {
 		if err := checkOut(result, "gbs_result"); err != nil {
 			return err
 		}
@@ -287,7 +314,7 @@ func gbsgo_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.d
 		if err != nil {
 			return err
 		}
-		writeResult(result, r, a.trace)
+		writeResult(result, r, a.trace, a.set.Names, nil)
 		return nil
 	})
 }

@@ -301,3 +301,53 @@ int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user, int64_t
   if (in_forked_child()) return forked_status(__func__, err);
   return gbsgo_nuts_evidence_batch(f, user, d, n_chains, n_draws, (gbs_nuts_options *)nuts_opt, (gbs_evidence_options *)ev_opt, result, trace, trace_cap, draws, logp, stats, err);
 }
+
+int gbs_report_free(gbs_report *report, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_free(report, err);
+}
+
+void gbs_result_free(gbs_result *result) {
+  if (in_forked_child()) return;
+  gbsgo_result_free(result);
+}
+
+int gbs_report_n_findings(const gbs_report *report, int64_t *n, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_n_findings((gbs_report *)report, n, err);
+}
+
+int gbs_report_finding(const gbs_report *report, int64_t i, gbs_finding *out, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_finding((gbs_report *)report, i, out, err);
+}
+
+int gbs_report_diagnostics_ext(const gbs_report *report, gbs_diagnostics_ext *out, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_diagnostics_ext((gbs_report *)report, out, err);
+}
+
+int gbs_report_summary(const gbs_report *report, char *buf, int64_t cap, int64_t *len, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_summary((gbs_report *)report, buf, cap, len, err);
+}
+
+int gbs_report_sampling(const gbs_report *report, gbs_sampling *out, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_sampling((gbs_report *)report, out, err);
+}
+
+int gbs_report_draws(const gbs_report *report, double *draws, double *logp, gbs_nuts_chain_stats *stats, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_report_draws((gbs_report *)report, draws, logp, stats, err);
+}
+
+int gbs_checks(int32_t *codes, int64_t cap, int64_t *n, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_checks(codes, cap, n, err);
+}
+
+int gbs_check_get_info(int32_t check, gbs_check_info *out, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_check_get_info(check, out, err);
+}

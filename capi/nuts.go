@@ -332,7 +332,7 @@ func nutsEvidence(f unsafe.Pointer, fKind string, d, nChains, nDraws C.int64_t, 
 		return err
 	}
 	a.out.write(r.Sampling)
-	writeResult(result, r.Evidence, tr)
+	writeResult(result, r.Evidence, tr, es.Names, r)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 /*
 #include <stddef.h>
 #include <stdint.h>
+#include "gbs.h"
 */
 import "C"
 
@@ -16,8 +17,8 @@ import (
 // an uninitialized field rather than a struct from a future header.
 const maxStructSize = 1 << 16
 
-// abiVersion is the ABI version of the structs below (GBS_ABI_VERSION).
-const abiVersion = 3
+// abiVersion is the ABI version of the structs below.
+const abiVersion = C.GBS_ABI_VERSION
 
 // readOptions returns a copy of the options struct at p, whose first
 // field is its size_t size, or the zero value (all defaults) if p is nil.

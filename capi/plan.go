@@ -104,28 +104,34 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 //export gbsgo_diagnostics_summary
 func gbsgo_diagnostics_summary(diag *C.gbs_diagnostics, buf *C.char, capacity C.int64_t, length *C.int64_t, errOut **C.char) C.int {
 	return call("gbs_diagnostics_summary", errOut, func() error {
-		switch {
-		case diag == nil:
+		if diag == nil {
 			return argError("diag is NULL")
-		case length == nil:
-			return argError("len is NULL")
-		case capacity < 0:
-			return argError("cap = %d is negative", int64(capacity))
 		}
-		d := diagnosticsFromC(diag)
-		text := d.String()
-		*length = C.int64_t(len(text))
-		if buf == nil {
-			return nil
-		}
-		if int64(capacity) <= int64(len(text)) {
-			return newError(C.GBS_ERR_BUFFER_TOO_SMALL, "cap = %d bytes, the summary needs %d and its NUL", int64(capacity), len(text))
-		}
-		b := unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(text)+1)
-		copy(b, text)
-		b[len(text)] = 0
-		return nil
+		return writeText(diagnosticsFromC(diag).String(), buf, capacity, length)
 	})
+}
+
+// writeText writes text and a terminating NUL into the caller's buffer
+// buf of capacity bytes, and its length without the NUL to *length; with
+// buf NULL only the length.
+func writeText(text string, buf *C.char, capacity C.int64_t, length *C.int64_t) error {
+	switch {
+	case length == nil:
+		return argError("len is NULL")
+	case capacity < 0:
+		return argError("cap = %d is negative", int64(capacity))
+	}
+	*length = C.int64_t(len(text))
+	if buf == nil {
+		return nil
+	}
+	if int64(capacity) <= int64(len(text)) {
+		return newError(C.GBS_ERR_BUFFER_TOO_SMALL, "cap = %d bytes, the summary needs %d and its NUL", int64(capacity), len(text))
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(text)+1)
+	copy(b, text)
+	b[len(text)] = 0
+	return nil
 }
 
 // diagnosticsFromC is diagnosticsToC's inverse, except that the lists of

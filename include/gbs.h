@@ -2,7 +2,7 @@
  * gbs.h -- C interface of libgbs: Bayesian evidence (ln Z) with Gaussianized
  * bridge sampling, Gaussianizing normalizing flows and NUTS sampling.
  *
- * ABI version 3.  Link with `pkg-config --cflags --libs gbs`.
+ * ABI version 4.  Link with `pkg-config --cflags --libs gbs`.
  *
  * Conventions (they hold for every function unless its comment says
  * otherwise):
@@ -86,14 +86,28 @@
 extern "C" {
 #endif
 
-/* ABI version of this header.  gbs_abi_version() returns the library's,
- * which must be at least the header's: a library serves callers built
- * against its own and every older header.  Version 2 added
- * gbs_result.diagnostics, version 3 the coverage check
- * (gbs_evidence_options.coverage_check and the coverage_* fields at the
- * end of gbs_diagnostics) and gbs_result.n_sampler_warnings and
- * gbs_result.info. */
-#define GBS_ABI_VERSION 3
+/* ABI version of this header.  The version policy, the one place it is
+ * written (CHANGELOG.md and the Python package follow it):
+ *
+ *   The ABI version rises by one with every release that changes the C
+ *   interface.  Every change so far is an addition (a function, a
+ *   #define, a field at the end of a struct that carries its own size),
+ *   so a library serves programs built against its own header and every
+ *   older one: a program checks gbs_abi_version() >= GBS_ABI_VERSION.  A
+ *   change that breaks older programs would need a new library soname and
+ *   a major release.
+ *
+ * Version 2 added gbs_result.diagnostics; 3 the coverage check
+ * (gbs_evidence_options.coverage_check, the coverage_* fields at the end
+ * of gbs_diagnostics, gbs_result.n_sampler_warnings and info) and global
+ * moves (gbs_nuts_options.global_*, gbs_nuts_chain_stats.global_*); 4 the
+ * annealed bridge (gbs_evidence_options.anneal), the flow's scale layer
+ * (gbs_flow_options.scale), coordinate names (gbs_evidence_options.names)
+ * and the report (gbs_result.report: typed findings with check codes,
+ * every diagnostic number, a pipeline's draws).  gbs_diagnostics is
+ * frozen: new numbers go to gbs_diagnostics_ext, reached from the
+ * report. */
+#define GBS_ABI_VERSION 4
 
 /* Release version of this header and of the library built from it: the one
  * version number of gbs.  setup.py (the Python package), the Makefile
@@ -323,10 +337,18 @@ typedef struct gbs_evidence_options {
   int32_t coverage_check; /* GBS_COVERAGE_CHECK_*; default auto.  ABI
                           version 3 (it fills what was padding: the
                           struct's size is unchanged) */
-  int32_t anneal;      /* GBS_ANNEAL_*; default auto.  Added after ABI
-                          version 3 at the end: a size from an older header
-                          (up to coverage_check) is accepted and means auto */
+  int32_t anneal;      /* GBS_ANNEAL_*; default auto.  ABI version 4: a
+                          size from an older header (up to coverage_check)
+                          is accepted and means auto */
+  int32_t reserved;    /* zero */
+  const char *const *names; /* NULL, or d NUL-terminated UTF-8 names of the
+                          coordinates ("mu", "theta[3]"), which messages use
+                          instead of "coordinate k"; read during the call
+                          only.  ABI version 4 */
 } gbs_evidence_options;
+
+/* The report of an evidence or pipeline call (opaque; see "Reports"). */
+typedef struct gbs_report gbs_report;
 
 /* ln Z estimated from the first n_q proposal draws. */
 typedef struct gbs_trace_point {
@@ -417,6 +439,14 @@ typedef struct gbs_result {
                        warnings (a NUTS run repeated at a higher acceptance
                        target, n_q capped by memory...), owned by the caller:
                        free with gbs_free_warnings(info) */
+  gbs_report *report; /* ABI version 4: the whole report of the call, owned
+                       by the caller: its findings (gbs_report_finding,
+                       each with its check code), every diagnostic number
+                       (gbs_report_diagnostics_ext) and, from a pipeline,
+                       the sampler's draws (gbs_report_sampling).  Free it
+                       with gbs_report_free (gbs_result_free frees it with
+                       warnings and info).  Not written for a struct from
+                       an older header (a smaller size). */
 } gbs_result;
 
 /* sizeof(gbs_result) in ABI version 1, before diagnostics. */
@@ -424,6 +454,8 @@ typedef struct gbs_result {
 /* sizeof(gbs_result) in ABI version 2, before the coverage fields of
  * diagnostics (and n_sampler_warnings and info after it). */
 #define GBS_RESULT_SIZE_V2 offsetof(gbs_result, diagnostics.coverage_frac)
+/* sizeof(gbs_result) in ABI version 3, before report. */
+#define GBS_RESULT_SIZE_V3 offsetof(gbs_result, report)
 
 #ifndef GBS_NO_PROTOTYPES
 /* Estimates ln Z = ln  integral p(x) dx  of the unnormalized density
@@ -909,6 +941,171 @@ int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user,
                             gbs_result *result, gbs_trace_point *trace,
                             int64_t trace_cap, double *draws, double *logp,
                             gbs_nuts_chain_stats *stats, char **err);
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Reports: typed findings, every diagnostic number, a pipeline's draws      */
+/* ------------------------------------------------------------------------ */
+
+/* Checks (gbs_finding.check).  The codes are stable: a code never changes
+ * meaning, and new checks take new codes.  gbs_check_get_info gives each one's
+ * ID (the name Python and the documentation use), title, meaning and what
+ * to do; docs/diagnostics.md explains each with its threshold. */
+#define GBS_CHECK_LAYOUT 1              /* chain and draw axes exchanged */
+#define GBS_CHECK_ENSEMBLE_WALKERS 2    /* an ensemble's walkers < 50 tau */
+#define GBS_CHECK_STUCK_CHAINS 3        /* chains that never move */
+#define GBS_CHECK_COPIED_CHAINS 4       /* chains that copy each other */
+#define GBS_CHECK_INTERLEAVED_CHAINS 5  /* several chains read as one */
+#define GBS_CHECK_RHAT 6                /* chains that have not mixed */
+#define GBS_CHECK_BURN_IN 7             /* burn-in left in */
+#define GBS_CHECK_ESS 8                 /* too few effective draws */
+#define GBS_CHECK_SHORT_CHAINS 9        /* chains too short for their tau */
+#define GBS_CHECK_DIVERGENCES 10        /* NUTS's divergent transitions */
+#define GBS_CHECK_LOW_CHAINS 11         /* chains stuck at low log p */
+#define GBS_CHECK_TREE_DEPTH 12         /* NUTS stopped at the max tree depth */
+#define GBS_CHECK_RERUN 13              /* a pipeline ran the sampler again */
+#define GBS_CHECK_PARETO_K 14           /* heavy-tailed ratios (IS, HM) */
+#define GBS_CHECK_OVERLAP 15            /* proposal and draws barely overlap */
+#define GBS_CHECK_CONSISTENCY 16        /* the estimate is not self-consistent */
+#define GBS_CHECK_SIGN 17               /* log p falls where draws are dense */
+#define GBS_CHECK_PILE_UP 18            /* draws piled against a side */
+#define GBS_CHECK_COVERAGE 19           /* mass of p beyond the draws */
+#define GBS_CHECK_COVERAGE_KS 20        /* parts of p in wrong proportion */
+#define GBS_CHECK_ANNEAL 21             /* the annealed bridge ran */
+#define GBS_CHECK_NQ_CAPPED 22          /* n_q capped by memory */
+#define GBS_CHECK_PROPOSAL_FIT 23       /* the proposal's fit */
+#define GBS_CHECK_STAN_REWRITE 24       /* Stan's ~ statements rewritten */
+
+/* What a finding is about (gbs_finding.kind). */
+#define GBS_KIND_DRAWS 1    /* a warning about the draws */
+#define GBS_KIND_ESTIMATE 2 /* a warning about the estimate */
+#define GBS_KIND_INFO 3     /* information, not a warning */
+
+/* gbs_finding.where when the finding is about no single quantity. */
+#define GBS_WHERE_NONE (-2)
+
+/* One finding of a check.  Code branches on check and kind, never on
+ * message. */
+typedef struct gbs_finding {
+  size_t size;         /* set by the caller: sizeof(gbs_finding) */
+  int32_t check;       /* GBS_CHECK_* */
+  int32_t kind;        /* GBS_KIND_* */
+  int64_t where;       /* the coordinate (0..d-1) it is about, -1 for log
+                          p, GBS_WHERE_NONE */
+  double value;        /* the check's statistic (NaN: none) */
+  double limit;        /* the threshold it was compared with (NaN: none) */
+  const char *message; /* what is wrong, its likely causes and what to do:
+                          UTF-8, owned by the report, valid until it is
+                          freed */
+} gbs_finding;
+
+/* A check's description (gbs_check_get_info); the strings are static. */
+typedef struct gbs_check_info {
+  size_t size;         /* set by the caller: sizeof(gbs_check_info) */
+  int32_t check;       /* GBS_CHECK_* */
+  int32_t kind;        /* GBS_KIND_* of its warnings (some checks also
+                          report information) */
+  const char *id;      /* stable ID, e.g. "rhat" */
+  const char *title;   /* what it found, e.g. "the chains have not mixed" */
+  const char *meaning; /* what a finding means for ln Z */
+  const char *action;  /* what to do */
+} gbs_check_info;
+
+/* The diagnostic numbers that gbs_diagnostics (frozen at ABI version 3)
+ * has no room for; new ones are added at the end.  NaN: not computed. */
+typedef struct gbs_diagnostics_ext {
+  size_t size;               /* set by the caller */
+  int64_t n_copied_groups;   /* groups of chains that copy each other */
+  int64_t copied_chain;      /* the first chain of the first group, or -1 */
+  double step_corr_max;      /* largest correlation of two chains' steps */
+  int64_t interleave_period; /* chains a single chain looks interleaved
+                                from (0: none) */
+  double interleave_rho;     /* its autocorrelation at that lag */
+  double sign_corr;          /* rank correlation of log p and log q at the
+                                draws (negative: a flipped sign) */
+  double outside_share;      /* share of proposal draws where log p = -inf */
+  int64_t pile_up_where;     /* coordinate whose draws end most abruptly at
+                                a side without a bound (-1: none) */
+  double pile_up_ratio;      /* that side's spread ratio */
+  double coverage_covered;   /* the bridge function beyond the draws' range
+                                over its mean at the draws */
+  double coverage_ks;        /* the coverage check's two-sample distance */
+  double coverage_ks_limit;  /* its limit */
+  double coverage_ks_at;     /* log p where it is largest */
+  int64_t anneal_steps;      /* rungs of the annealed bridge (0: not used) */
+  int64_t anneal_calls;      /* its log-density calls (in ncall) */
+} gbs_diagnostics_ext;
+
+/* What a pipeline's sampler did (gbs_report_sampling); zero n_chains for
+ * the report of gbs_evidence. */
+typedef struct gbs_sampling {
+  size_t size;              /* set by the caller */
+  int64_t n_chains;         /* the draws the evidence used: chains, */
+  int64_t n_draws;          /* kept draws per chain (more than asked when
+                               the pipeline lengthened the run), */
+  int64_t d;                /* and dimension */
+  double target_accept;     /* NUTS's acceptance target of that run */
+  int32_t retried;          /* run again at a higher target */
+  int32_t lengthened;       /* run again with longer chains */
+  int32_t global_moves;     /* global moves were made */
+  int32_t reserved;         /* zero */
+  double global_accept_rate; /* over the kept draws (NaN: none) */
+  int64_t grad_calls;       /* the sampler's evaluations over every run */
+  int64_t logdensity_calls; /* the evidence stage's over every run */
+  double sampling_seconds;  /* wall time of the sampling runs */
+  double evidence_seconds;  /* wall time of the evidence runs */
+} gbs_sampling;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Frees a report.  NULL is a no-op (GBS_OK); a freed report is
+ * GBS_ERR_HANDLE. */
+int gbs_report_free(gbs_report *report, char **err);
+
+/* Frees what the library allocated in *result (warnings, info, report) and
+ * sets those fields to NULL.  NULL is a no-op. */
+void gbs_result_free(gbs_result *result);
+
+/* Writes the number of findings to *n: warnings about the draws first,
+ * then about the estimate, then information. */
+int gbs_report_n_findings(const gbs_report *report, int64_t *n, char **err);
+
+/* Writes finding i (0 <= i < n) to *out (out->size set by the caller). */
+int gbs_report_finding(const gbs_report *report, int64_t i, gbs_finding *out,
+                       char **err);
+
+/* Writes the diagnostic numbers beyond gbs_diagnostics to *out (out->size
+ * set by the caller; a smaller size from an older header gets the fields
+ * it has). */
+int gbs_report_diagnostics_ext(const gbs_report *report,
+                               gbs_diagnostics_ext *out, char **err);
+
+/* The one-line text summary of the diagnostics, as
+ * gbs_diagnostics_summary, with coordinates named as the call's options
+ * named them.  buf, cap, len as for gbs_diagnostics_summary. */
+int gbs_report_summary(const gbs_report *report, char *buf, int64_t cap,
+                       int64_t *len, char **err);
+
+/* Writes what a pipeline's sampler did to *out (out->size set). */
+int gbs_report_sampling(const gbs_report *report, gbs_sampling *out,
+                        char **err);
+
+/* Copies a pipeline's draws, the ones the evidence used, into draws
+ * (n_chains*n_draws*d doubles, the layout of gbs_evidence's samples; NULL
+ * to skip), their log p into logp (n_chains*n_draws doubles; NULL to skip)
+ * and each chain's statistics into stats (n_chains structs with size set;
+ * NULL to skip), with the sizes gbs_report_sampling gives.
+ * GBS_ERR_ARGUMENT for the report of gbs_evidence, which holds no draws. */
+int gbs_report_draws(const gbs_report *report, double *draws, double *logp,
+                     gbs_nuts_chain_stats *stats, char **err);
+
+/* Writes every check code, in increasing order, to codes (cap entries;
+ * NULL with cap 0 to count) and their number to *n (required).  If
+ * cap < *n, returns GBS_ERR_BUFFER_TOO_SMALL. */
+int gbs_checks(int32_t *codes, int64_t cap, int64_t *n, char **err);
+
+/* Writes the description of check code `check` to *out (out->size set).
+ * GBS_ERR_ARGUMENT for an unknown code. */
+int gbs_check_get_info(int32_t check, gbs_check_info *out, char **err);
 #endif
 
 /* ------------------------------------------------------------------------ */

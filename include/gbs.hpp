@@ -112,8 +112,17 @@ inline gbs_flow_options flow_options() {
   return o;
 }
 
-/* The outcome of gbs::evidence: gbs_result's numbers, its warnings, info and the
- * trace of ln Z against the number of proposal draws. */
+/* One finding of a check (gbs_finding): branch on check and kind
+ * (GBS_CHECK_*, GBS_KIND_*), never on message. */
+struct finding {
+  int check = 0, kind = 0;
+  int64_t where = GBS_WHERE_NONE;
+  double value = 0, limit = 0;
+  std::string message;
+};
+
+/* The outcome of gbs::evidence: gbs_result's numbers, its warnings, info,
+ * findings and the trace of ln Z against the number of proposal draws. */
 struct result {
   double logz = 0, logzerr = 0;
   int64_t n_p = 0, n_q = 0, ncall = 0;
@@ -123,8 +132,34 @@ struct result {
   int64_t n_sampler_warnings = 0;
   std::vector<std::string> info;  // facts that are not warnings (see gbs_result.info)
   std::vector<gbs_trace_point> trace;
-  gbs_diagnostics diagnostics{};  // the checks behind the warnings
+  std::vector<finding> findings;     // every finding, warnings about the draws first
+  gbs_diagnostics diagnostics{};      // the checks' numbers (frozen at ABI 3)
+  gbs_diagnostics_ext diagnostics_ext{};  // and those beyond
 };
+
+namespace detail {
+
+/* Copies the findings and numbers of report into out and frees it. */
+inline void take_report(gbs_report *report, result &out) {
+  char *err = nullptr;
+  int64_t n = 0;
+  int st = gbs_report_n_findings(report, &n, &err);
+  for (int64_t i = 0; st == GBS_OK && i < n; ++i) {
+    gbs_finding f{};
+    f.size = sizeof f;
+    st = gbs_report_finding(report, i, &f, &err);
+    if (st == GBS_OK)
+      out.findings.push_back({f.check, f.kind, f.where, f.value, f.limit, f.message});
+  }
+  if (st == GBS_OK) {
+    out.diagnostics_ext.size = sizeof out.diagnostics_ext;
+    st = gbs_report_diagnostics_ext(report, &out.diagnostics_ext, &err);
+  }
+  gbs_report_free(report, nullptr);
+  check(st, err);
+}
+
+}  // namespace detail
 
 namespace detail {
 
@@ -215,6 +250,7 @@ result evidence(F &&logp, doubles samples, int64_t d,
   out.warnings = detail::take_warnings(r.warnings);
   out.n_sampler_warnings = r.n_sampler_warnings;
   out.info = detail::take_warnings(r.info);
+  detail::take_report(r.report, out);
   trace.resize(static_cast<std::size_t>(
       r.n_trace < static_cast<int64_t>(trace.size()) ? r.n_trace : static_cast<int64_t>(trace.size())));
   out.trace = std::move(trace);

@@ -51,8 +51,7 @@ int main(void) {
       double t = now_seconds() - t0;
       if (t < best) best = t;
       calls = res.ncall;
-      gbs_free_warnings(res.warnings);
-      gbs_free_warnings(res.info);
+      gbs_result_free(&res);
     }
     printf("batch %6lld: %lld log-density points, %.3f s, %.1f ns per point\n", (long long)batches[b],
            (long long)calls, best, 1e9 * best / (double)calls);

@@ -83,8 +83,7 @@ static int evidence_call(gbs_cancel_token *tok, char **err) {
   gbs_result res = {sizeof res};
   int st = gbs_evidence(slow_logp, &g, samples, 1, n_samples, 3, NULL, &opt,
                         &res, NULL, 0, err);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
   return st;
 }
 
@@ -96,8 +95,7 @@ static int concurrent_evidence_call(gbs_cancel_token *tok, char **err) {
   gbs_result res = {sizeof res};
   int st = gbs_evidence(slow_logp, &g, samples, 2, n_samples / 2, 3, NULL,
                         &opt, &res, NULL, 0, err);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
   return st;
 }
 
@@ -118,8 +116,7 @@ static int pipeline_call(gbs_cancel_token *tok, char **err) {
   gbs_result res = {sizeof res};
   int st = gbs_nuts_evidence(slow_grad, &g, 3, 2, 1000, NULL, &eopt, &res,
                              NULL, 0, NULL, NULL, NULL, err);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
   return st;
 }
 

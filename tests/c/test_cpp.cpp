@@ -31,7 +31,7 @@ struct result {
   gbs_result r{};
   std::vector<gbs_trace_point> trace = std::vector<gbs_trace_point>(8);
   result() { r.size = sizeof r; }
-  ~result() { gbs_free_warnings(r.warnings); }
+  ~result() { gbs_result_free(&r); }
   result(const result &) = delete;
   result &operator=(const result &) = delete;
 };

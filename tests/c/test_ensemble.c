@@ -76,8 +76,7 @@ int main(void) {
   printf("gaussian-10 ensemble pipeline: ln Z = %.4f +/- %.4f (exact %.4f), calls: sampler %lld, evidence %lld\n",
          res.logz, res.logzerr, g.c, (long long)scalls, (long long)res.ncall);
   CHECK(fabs(res.logz - g.c) < 4 * res.logzerr && res.logzerr < 0.1, "gaussian ln Z");
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
 
   double flo[FUNNEL_D], fhi[FUNNEL_D];
   for (int k = 0; k < FUNNEL_D; k++) {
@@ -93,8 +92,7 @@ int main(void) {
   printf("funnel ensemble pipeline: ln Z = %.4f +/- %.4f (exact %.4f), calls: sampler %lld, evidence %lld\n",
          fr.logz, fr.logzerr, FUNNEL_LOGZ, (long long)scalls, (long long)fr.ncall);
   CHECK(fabs(fr.logz - FUNNEL_LOGZ) < 4 * fr.logzerr && fr.logzerr < 0.15, "funnel ln Z");
-  gbs_free_warnings(fr.warnings);
-  gbs_free_warnings(fr.info);
+  gbs_result_free(&fr);
 
   free(x), free(x2), free(lp);
   CHECK(gbs_debug_live_allocations() == 0, "%lld live allocations", (long long)gbs_debug_live_allocations());

@@ -171,8 +171,7 @@ int main(void) {
     newer.base.independent = 1;
     EXPECT(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &newer.base, &res, NULL, 0, &err),
            GBS_OK, "");
-    gbs_free_warnings(res.warnings);
-    gbs_free_warnings(res.info);
+    gbs_result_free(&res);
     newer.extra = 1;
     EXPECT(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &newer.base, &res, NULL, 0, &err),
            GBS_ERR_ARGUMENT, "this library does not have");

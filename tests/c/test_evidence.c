@@ -56,8 +56,7 @@ static void test_funnel(void) {
   }
   CHECK((res.n_warnings == 0) == (res.warnings == NULL), "warnings pointer");
   if (res.warnings) CHECK(res.warnings[res.n_warnings] == NULL, "not NULL-terminated");
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
 
   /* Diagnostics (ABI version 2): clean exact draws pass every check. */
   const gbs_diagnostics *dg = &res.diagnostics;
@@ -82,10 +81,11 @@ static void test_funnel(void) {
         "sampler warnings %lld, info %lld", (long long)res.n_sampler_warnings,
         (long long)res.n_info);
 
-  /* A caller built against ABI version 1 or 2 passes the old, shorter
-   * struct: the library fills it and writes nothing past it. */
-  const size_t old_sizes[2] = {GBS_RESULT_SIZE_V1, GBS_RESULT_SIZE_V2};
-  for (int v = 0; v < 2; v++) {
+  /* A caller built against ABI version 1, 2 or 3 passes the old, shorter
+   * struct: the library fills it and writes nothing past it (no report,
+   * which that caller could not free). */
+  const size_t old_sizes[3] = {GBS_RESULT_SIZE_V1, GBS_RESULT_SIZE_V2, GBS_RESULT_SIZE_V3};
+  for (int v = 0; v < 3; v++) {
     unsigned char buf[sizeof(gbs_result) + 64];
     memset(buf, 0xAB, sizeof buf);
     gbs_result *old = (gbs_result *)buf;
@@ -101,6 +101,7 @@ static void test_funnel(void) {
         break;
       }
     gbs_free_warnings(old->warnings);
+    if (v == 2) gbs_free_warnings(old->info);
   }
   /* ABI version 2's struct ends before the coverage fields of
    * diagnostics: filled up to there, nothing written past it. */
@@ -140,8 +141,7 @@ static void test_funnel(void) {
               r2.ncall == n + r2.n_q && r2.logz == res.logz,
           "coverage off: %lld calls, ncall %lld, ln Z %.17g vs %.17g",
           (long long)r2.diagnostics.coverage_calls, (long long)r2.ncall, r2.logz, res.logz);
-    gbs_free_warnings(r2.warnings);
-    gbs_free_warnings(r2.info);
+    gbs_result_free(&r2);
     off.coverage_check = 2;
     char *e2 = NULL;
     CHECK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &off, &r2, NULL, 0,
@@ -159,8 +159,7 @@ static void test_funnel(void) {
     CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
                           0, &err));
     CHECK(r2.logz == res.logz, "anneal off: %.17g vs auto %.17g", r2.logz, res.logz);
-    gbs_free_warnings(r2.warnings);
-    gbs_free_warnings(r2.info);
+    gbs_result_free(&r2);
     a.anneal = GBS_ANNEAL_ON;
     CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
                           0, &err));
@@ -170,8 +169,7 @@ static void test_funnel(void) {
     CHECK(annealed && r2.ncall > res.ncall && fabs(r2.logz - FUNNEL_LOGZ) < 4 * r2.logzerr,
           "anneal on: info %d, ncall %lld vs %lld, ln Z %g +/- %g", annealed,
           (long long)r2.ncall, (long long)res.ncall, r2.logz, r2.logzerr);
-    gbs_free_warnings(r2.warnings);
-    gbs_free_warnings(r2.info);
+    gbs_result_free(&r2);
     a.anneal = 3;
     char *e2 = NULL;
     CHECK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL, 0,
@@ -183,8 +181,7 @@ static void test_funnel(void) {
     CHECK_OK(gbs_evidence(funnel_logp, NULL, x, 1, n, d, NULL, &a, &r2, NULL,
                           0, &err));
     CHECK(r2.logz == res.logz, "old-size options: %.17g vs %.17g", r2.logz, res.logz);
-    gbs_free_warnings(r2.warnings);
-    gbs_free_warnings(r2.info);
+    gbs_result_free(&r2);
   }
   CHECK(gbs_abi_version() == GBS_ABI_VERSION && GBS_ABI_VERSION >= 3,
         "ABI version %d", gbs_abi_version());
@@ -196,8 +193,7 @@ static void test_funnel(void) {
                         NULL, 0, &err));
   CHECK(again.logz == res.logz, "not reproducible: %.17g vs %.17g", again.logz,
         res.logz);
-  gbs_free_warnings(again.warnings);
-  gbs_free_warnings(again.info);
+  gbs_result_free(&again);
   double *lp = malloc(sizeof(double) * n);
   /* Through the same out-of-line function the library calls: a copy
    * inlined here may be contracted differently (FMA on aarch64) and differ
@@ -210,8 +206,7 @@ static void test_funnel(void) {
         again.logz, res.logz);
   CHECK(again.ncall < res.ncall, "ncall %lld with known log p, %lld without",
         (long long)again.ncall, (long long)res.ncall);
-  gbs_free_warnings(again.warnings);
-  gbs_free_warnings(again.info);
+  gbs_result_free(&again);
   CHECK(again.diagnostics.spot_checked == 32 && again.diagnostics.spot_max_diff < 1e-9,
         "spot-check of known log p: %lld draws, max diff %g",
         (long long)again.diagnostics.spot_checked, again.diagnostics.spot_max_diff);
@@ -232,8 +227,7 @@ static void test_funnel(void) {
   print_result("funnel (no cross-fitting)", &again, FUNNEL_LOGZ);
   check_within(&again, FUNNEL_LOGZ, 0.5);
   CHECK(again.n_p == n / 2, "n_p = %lld without cross-fitting", (long long)again.n_p);
-  gbs_free_warnings(again.warnings);
-  gbs_free_warnings(again.info);
+  gbs_result_free(&again);
   opt.cross_fit = GBS_CROSS_FIT_AUTO;
 
   /* Two chains of n/2 draws (split by chains), concurrent callback. */
@@ -242,8 +236,7 @@ static void test_funnel(void) {
                         NULL, 0, &err));
   print_result("funnel (2 chains, threads)", &again, FUNNEL_LOGZ);
   check_within(&again, FUNNEL_LOGZ, 0.5);
-  gbs_free_warnings(again.warnings);
-  gbs_free_warnings(again.info);
+  gbs_result_free(&again);
   free(lp);
   free(x);
 }
@@ -271,8 +264,7 @@ static void test_gaussian(void) {
     check_within(&res, g.c, 0.2);
     CHECK(res.method == methods[m], "method %d, want %d", res.method,
           methods[m]);
-    gbs_free_warnings(res.warnings);
-    gbs_free_warnings(res.info);
+    gbs_result_free(&res);
   }
   free(x);
 }
@@ -296,9 +288,11 @@ static void test_log_callback(void) {
   CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, 500, 2, NULL, &opt, &res,
                         NULL, 0, &err));
   CHECK(log_messages == 0, "%d messages without verbose", log_messages);
+  gbs_result_free(&res);
   opt.verbose = 1;
   CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, 500, 2, NULL, &opt, &res,
                         NULL, 0, &err));
+  gbs_result_free(&res);
   CHECK(log_messages > 0, "no message reached the log callback");
   CHECK_OK(gbs_set_log_callback(NULL, NULL, &err));
   printf("log callback: %d messages\n", log_messages);
@@ -340,11 +334,67 @@ static void test_nuts_pipeline(void) {
         "pipeline draws differ from gbs_nuts_sample's");
   print_result("gaussian NUTS pipeline", &res, g.c);
   check_within(&res, g.c, 0.2);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  /* The report (ABI version 4) holds the run's draws and what the sampler
+   * did. */
+  gbs_sampling smp = {sizeof smp};
+  CHECK_OK(gbs_report_sampling(res.report, &smp, &err));
+  CHECK(smp.n_chains == chains && smp.n_draws == draws && smp.d == d && smp.grad_calls > 0,
+        "sampling: %lld x %lld x %lld, %lld gradient calls", (long long)smp.n_chains,
+        (long long)smp.n_draws, (long long)smp.d, (long long)smp.grad_calls);
+  double *x3 = malloc(sizeof(double) * chains * draws * d);
+  gbs_nuts_chain_stats st3[4];
+  for (int c = 0; c < 4; c++) st3[c].size = sizeof st3[c];
+  CHECK_OK(gbs_report_draws(res.report, x3, NULL, st3, &err));
+  CHECK(memcmp(x, x3, sizeof(double) * chains * draws * d) == 0 &&
+            st3[2].grad_calls == stats[2].grad_calls,
+        "the report's draws differ from gbs_nuts_sample's");
+  free(x3);
+  gbs_result_free(&res);
+  CHECK(res.report == NULL && res.warnings == NULL && res.info == NULL,
+        "gbs_result_free left pointers set");
   free(x);
   free(x2);
   free(lp);
+}
+
+/* Draws of one density passed with the log density of another: the
+ * report's findings carry the consistency check's code, and every code
+ * has its description. */
+static void test_findings(void) {
+  const double mu[2] = {0, 0}, sd[2] = {1, 1}, shifted[2] = {3, 3};
+  gaussian_target g = {2, 0, mu, sd}, draws_of = {2, 0, shifted, sd};
+  const int64_t n = 4000, d = 2;
+  double *x = malloc(sizeof(double) * n * d);
+  test_rng rng = rng_new(11);
+  gaussian_sample(&draws_of, &rng, x, n);
+  gbs_evidence_options opt = {sizeof opt};
+  opt.independent = 1;
+  opt.seed = 3;
+  const char *names[2] = {"alpha", "beta"};
+  opt.names = names;
+  gbs_result res = {sizeof res};
+  CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 4, n / 4, d, NULL, &opt, &res, NULL, 0, &err));
+  int64_t nf = 0;
+  CHECK_OK(gbs_report_n_findings(res.report, &nf, &err));
+  int consistency = 0;
+  for (int64_t i = 0; i < nf; i++) {
+    gbs_finding f = {sizeof f};
+    CHECK_OK(gbs_report_finding(res.report, i, &f, &err));
+    gbs_check_info info = {sizeof info};
+    CHECK_OK(gbs_check_get_info(f.check, &info, &err));
+    printf("  finding %lld: %s (%s, kind %d): %.60s...\n", (long long)i, info.id, info.title,
+           f.kind, f.message);
+    if (f.check == GBS_CHECK_CONSISTENCY)
+      consistency = f.kind == GBS_KIND_ESTIMATE && f.value > f.limit;
+  }
+  CHECK(consistency, "no consistency warning among %lld findings", (long long)nf);
+  CHECK(res.n_warnings > 0 && res.n_warnings <= nf, "%lld warnings, %lld findings",
+        (long long)res.n_warnings, (long long)nf);
+  int64_t ncodes = 0;
+  CHECK_OK(gbs_checks(NULL, 0, &ncodes, &err));
+  CHECK(ncodes >= GBS_CHECK_STAN_REWRITE, "%lld check codes", (long long)ncodes);
+  gbs_result_free(&res);
+  free(x);
 }
 
 /* What bindings read instead of copying the library: the plan of log-density
@@ -371,7 +421,7 @@ static void test_binding_helpers(void) {
     CHECK(planned == res.ncall && extra == 0,
           "method %d: planned %lld (+%lld), ncall %lld", method,
           (long long)planned, (long long)extra, (long long)res.ncall);
-    gbs_free_warnings(res.warnings);
+    gbs_result_free(&res);
   }
   opt.method = GBS_METHOD_BRIDGE;
 
@@ -418,7 +468,7 @@ static void test_binding_helpers(void) {
         "summary \"%s\"", text);
   printf("  diagnostics: %s\n", text);
   free(text);
-  gbs_free_warnings(res.warnings);
+  gbs_result_free(&res);
   free(lq);
   free(q2);
   free(q1);
@@ -435,6 +485,7 @@ int main(void) {
   test_gaussian();
   test_log_callback();
   test_nuts_pipeline();
+  test_findings();
   CHECK(gbs_debug_live_allocations() == 0, "%lld live allocations at exit",
         (long long)gbs_debug_live_allocations());
   printf("test_evidence: %.1f s\n", now_seconds() - t0);

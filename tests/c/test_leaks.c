@@ -33,8 +33,7 @@ int main(int argc, char **argv) {
                      &err) != GBS_OK)
       failed++;
     gbs_free_error(err);
-    gbs_free_warnings(res.warnings);
-    gbs_free_warnings(res.info);
+    gbs_result_free(&res);
 
     /* the error path: a message to free */
     gbs_evidence(failing_logp, NULL, x, 1, n, d, NULL, &opt, &res, NULL, 0,

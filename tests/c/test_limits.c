@@ -85,8 +85,7 @@ int main(void) {
   CHECK_OK(gbs_evidence(gaussian_logp, &g, x, 1, n, d, NULL, &opt, &res, NULL, 0, &err));
   CHECK(fabs(res.logz) < 4 * res.logzerr + 1e-9, "ln Z = %g +- %g after the refusals, want 0", res.logz,
         res.logzerr);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
+  gbs_result_free(&res);
   CHECK(gbs_debug_live_allocations() == 0, "%lld objects left", (long long)gbs_debug_live_allocations());
   free(x);
   return test_summary("test_limits");

@@ -88,10 +88,8 @@ int main(void) {
         "ln Z %g +- %g, exact %g", resb.logz, resb.logzerr, g.c);
   printf("batched pipeline: ln Z %.4f +- %.4f (exact %.4f)\n", resb.logz,
          resb.logzerr, g.c);
-  gbs_free_warnings(res.warnings);
-  gbs_free_warnings(res.info);
-  gbs_free_warnings(resb.warnings);
-  gbs_free_warnings(resb.info);
+  gbs_result_free(&res);
+  gbs_result_free(&resb);
 
   /* a failing callback aborts the call with its code in the message */
   batch_state bf = {&g, 0, 0, 0, 7};

@@ -63,7 +63,7 @@ static int evidence_step(int i, void *ctx) {
   int st = gbs_evidence(gaussian_logp, p->g, p->x, 1, p->n, p->d, NULL, &opt, &res, tr, 4, &err);
   if (st != GBS_OK) fprintf(stderr, "evidence %d: %s\n", i, err);
   gbs_free_error(err);
-  gbs_free_warnings(res.warnings);
+  gbs_result_free(&res);
   return st;
 }
 
