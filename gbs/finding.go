@@ -41,6 +41,8 @@ const (
 	CheckNQCapped    Check = 22 // n_q capped by memory
 	CheckProposalFit Check = 23 // the proposal's fit
 	CheckStanRewrite Check = 24 // a Stan program's ~ statements rewritten
+	// About the draws, from the ensemble sampler's own run.
+	CheckEnsembleSampler Check = 25 // the ensemble sampler's warnings
 )
 
 // Kind says what a finding is about, and so whether it is a warning.
@@ -177,6 +179,9 @@ var checkTable = map[Check]CheckInfo{
 	CheckProposalFit: {"proposal-fit", KindEstimate, "the proposal's fit reported a problem",
 		"the flow could not be fitted as asked (a layer dropped, a bound violated); ln Z is still unbiased but may be less precise",
 		"see the message"},
+	CheckEnsembleSampler: {"ensemble-sampler", KindDraws, "the ensemble sampler reported a problem with its run",
+		"a low acceptance fraction, stuck walkers or a run shorter than 50 autocorrelation times: the draws may not represent p",
+		"run the sampler longer, with more walkers, or from better starting points"},
 	CheckStanRewrite: {"stan-rewrite", KindInfo, "the Stan program's ~ statements were rewritten",
 		"~ drops the constants ln Z needs; the program was rebuilt with target += statements, checked to differ from the original by one constant at the draws",
 		"nothing; write target += in the model to skip the rebuild"},

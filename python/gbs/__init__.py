@@ -25,8 +25,12 @@ Result
     plot(), and a table in Jupyter.
 GbsWarning, SamplerWarning, DiagnosticWarning
     Every warning of a Result is also raised, at the caller's line:
-    SamplerWarning for the draws, DiagnosticWarning for the estimate.
+    SamplerWarning for the draws, DiagnosticWarning for the estimate,
+    each with the ``.check`` ID of the check that found it.
     strict=True raises GbsWarningError (a GbsError) instead.
+Finding, checks()
+    Result.findings: what each check found (check ID, kind, message,
+    numbers); checks() describes every check.
 Flow
     The Gaussianizing normalizing flow: Flow.fit(x), log_prob, sample,
     save / Flow.load.
@@ -44,6 +48,7 @@ from . import problems
 from ._lib import (GbsArgumentError, GbsCallbackError, GbsError, GbsForkError, GbsIOError,
                    abi_version, set_threads, version)
 from ._lib import path as library_path
+from ._findings import CheckInfo, Finding, checks
 from ._warnings import DiagnosticWarning, GbsWarning, GbsWarningError, SamplerWarning
 from .adapters.numpyro import from_numpyro
 from .adapters.pymc import from_pymc
@@ -56,6 +61,7 @@ from .sampling import Samples, sample, sample_ensemble
 __all__ = ["evidence", "from_pymc", "from_numpyro", "bayes_factor", "compare", "Comparison",
            "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
            "GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "Result", "Flow",
+           "Finding", "CheckInfo", "checks",
            "sample", "sample_ensemble", "Samples", "problems",
            "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]

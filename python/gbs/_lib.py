@@ -1,6 +1,6 @@
 """Loading libgbs with ctypes and declaring its C functions.
 
-Everything here mirrors include/gbs.h (ABI version 3): the structs, the
+Everything here mirrors include/gbs.h (ABI version 4): the structs, the
 callback types and every function's signature. The library is loaded with
 ``ctypes.CDLL``, so calls release the GIL; Go threads that call back into
 Python take it again for the duration of the callback.
@@ -12,7 +12,9 @@ import sys
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double,
                     c_int, c_int32, c_int64, c_size_t, c_uint64, c_void_p)
 
-ABI_VERSION = 3
+# The ABI version this package needs at least (include/gbs.h states the
+# policy: a library serves every older header).
+ABI_VERSION = 4
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -61,7 +63,7 @@ class EvidenceOptions(Structure):
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
                 ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
                 ("cross_fit", c_int32), ("coverage_check", c_int32),
-                ("anneal", c_int32)]
+                ("anneal", c_int32), ("reserved", c_int32), ("names", POINTER(c_char_p))]
 
 
 class TracePoint(Structure):
@@ -93,7 +95,42 @@ class CResult(Structure):
                 ("n_warnings", c_int64), ("warnings", POINTER(c_char_p)),
                 ("diagnostics", CDiagnostics),
                 ("n_sampler_warnings", c_int64), ("n_info", c_int64),
-                ("info", POINTER(c_char_p))]
+                ("info", POINTER(c_char_p)), ("report", c_void_p)]
+
+
+class CFinding(Structure):
+    _fields_ = [("size", c_size_t), ("check", c_int32), ("kind", c_int32), ("where", c_int64),
+                ("value", c_double), ("limit", c_double), ("message", c_char_p)]
+
+
+class CCheckInfo(Structure):
+    _fields_ = [("size", c_size_t), ("check", c_int32), ("kind", c_int32), ("id", c_char_p),
+                ("title", c_char_p), ("meaning", c_char_p), ("action", c_char_p)]
+
+
+class CDiagnosticsExt(Structure):
+    _fields_ = [("size", c_size_t), ("n_copied_groups", c_int64), ("copied_chain", c_int64),
+                ("step_corr_max", c_double), ("interleave_period", c_int64),
+                ("interleave_rho", c_double), ("sign_corr", c_double),
+                ("outside_share", c_double), ("pile_up_where", c_int64),
+                ("pile_up_ratio", c_double), ("coverage_covered", c_double),
+                ("coverage_ks", c_double), ("coverage_ks_limit", c_double),
+                ("coverage_ks_at", c_double), ("anneal_steps", c_int64),
+                ("anneal_calls", c_int64)]
+
+
+class CSampling(Structure):
+    _fields_ = [("size", c_size_t), ("n_chains", c_int64), ("n_draws", c_int64), ("d", c_int64),
+                ("target_accept", c_double), ("retried", c_int32), ("lengthened", c_int32),
+                ("global_moves", c_int32), ("reserved", c_int32),
+                ("global_accept_rate", c_double), ("grad_calls", c_int64),
+                ("logdensity_calls", c_int64), ("sampling_seconds", c_double),
+                ("evidence_seconds", c_double)]
+
+
+# gbs_finding.kind (GBS_KIND_*) and gbs_finding.where's GBS_WHERE_NONE.
+KINDS = {1: "draws", 2: "estimate", 3: "info"}
+WHERE_NONE = -2
 
 
 class FlowOptions(Structure):
@@ -166,7 +203,9 @@ STRUCTS = {"gbs_evidence_options": EvidenceOptions, "gbs_trace_point": TracePoin
            "gbs_diagnostics": CDiagnostics, "gbs_result": CResult,
            "gbs_flow_options": FlowOptions, "gbs_flow_info": FlowInfo,
            "gbs_nuts_options": NutsOptions, "gbs_nuts_chain_stats": NutsChainStats,
-           "gbs_ensemble_options": EnsembleOptions, "gbs_ensemble_info": EnsembleInfo}
+           "gbs_ensemble_options": EnsembleOptions, "gbs_ensemble_info": EnsembleInfo,
+           "gbs_finding": CFinding, "gbs_check_info": CCheckInfo,
+           "gbs_diagnostics_ext": CDiagnosticsExt, "gbs_sampling": CSampling}
 
 
 def new_struct(cls):
@@ -231,6 +270,16 @@ _SIGNATURES = [
     ("gbs_ensemble_evidence", c_int, [LOG_DENSITY_FN, c_void_p, c_int64, POINTER(EnsembleOptions),
                                       POINTER(EvidenceOptions), POINTER(CResult), POINTER(TracePoint),
                                       c_int64, POINTER(c_int64), _err]),
+    ("gbs_report_free", c_int, [c_void_p, _err]),
+    ("gbs_result_free", None, [POINTER(CResult)]),
+    ("gbs_report_n_findings", c_int, [c_void_p, POINTER(c_int64), _err]),
+    ("gbs_report_finding", c_int, [c_void_p, c_int64, POINTER(CFinding), _err]),
+    ("gbs_report_diagnostics_ext", c_int, [c_void_p, POINTER(CDiagnosticsExt), _err]),
+    ("gbs_report_summary", c_int, [c_void_p, POINTER(c_char), c_int64, POINTER(c_int64), _err]),
+    ("gbs_report_sampling", c_int, [c_void_p, POINTER(CSampling), _err]),
+    ("gbs_report_draws", c_int, [c_void_p, _dp, _dp, POINTER(NutsChainStats), _err]),
+    ("gbs_checks", c_int, [POINTER(c_int32), c_int64, POINTER(c_int64), _err]),
+    ("gbs_check_get_info", c_int, [c_int32, POINTER(CCheckInfo), _err]),
     ("gbs_debug_live_allocations", c_int64, []),
 ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -81,7 +81,8 @@ class PackedOptions:
     arrays its pointers refer to (kept alive by this object) and the seed
     actually used."""
 
-    def __init__(self, s: EvidenceSettings, d: int, ncall: Optional[int]):
+    def __init__(self, s: EvidenceSettings, d: int, ncall: Optional[int],
+                 labels: Optional[Sequence[str]] = None):
         self.lower: Optional[np.ndarray] = None
         self.upper: Optional[np.ndarray] = None
         if s.bounds is not None:
@@ -104,6 +105,13 @@ class PackedOptions:
         opt.coverage_check = 0 if s.coverage_check else 1
         opt.anneal = _lib.ANNEAL[s.anneal]
         opt.cancel = self.token.handle
+        # The library names the coordinates in its messages by labels.
+        self.names: Any = None
+        if labels is not None:
+            if len(labels) != d:
+                raise ValueError("%d coordinate labels for d = %d" % (len(labels), d))
+            self.names = (ctypes.c_char_p * d)(*[str(v).encode("utf-8") for v in labels])
+            opt.names = ctypes.cast(self.names, ctypes.POINTER(ctypes.c_char_p))
         self.struct = opt
 
     def byref(self) -> Any:

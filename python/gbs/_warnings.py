@@ -17,10 +17,16 @@ that worked, n_q capped by memory) go to ``Result.info`` and are not
 raised. Which list a message belongs to is decided once, in the Go core
 (gbs/result.go); the adapters' own sampler checks add SamplerWarnings.
 
-Silence them as any warning::
+Each raised warning carries the finding it reports: ``.check`` (the
+check's stable ID, see :func:`gbs.checks`) and ``.finding``. Silence them
+as any warning, or one check by its ID::
 
     import warnings
     warnings.simplefilter("ignore", gbs.GbsWarning)
+
+    with warnings.catch_warnings(record=True) as caught:
+        res = gbs.evidence(log_prob, samples)
+    checks = [w.message.check for w in caught]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Type
 from ._lib import ERR_FAILED, GbsError
 
 if TYPE_CHECKING:
+    from ._findings import Finding
     from .result import Result
 
 __all__ = ["GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "emit"]
@@ -42,7 +49,21 @@ class GbsWarning(UserWarning):
     """A condition that makes a gbs result less reliable; the message says
     what is wrong and what to do. Never raised on a healthy run (the
     "Diagnostics" page of the documentation gives each check's threshold
-    and false-alarm rate; :class:`gbs.Diagnostics` lists the thresholds)."""
+    and false-alarm rate; :class:`gbs.Diagnostics` lists the thresholds).
+
+    Attributes
+    ----------
+    check : str or None
+        The stable ID of the check that warned (a key of
+        :func:`gbs.checks`): branch on it, never on the message.
+    finding : gbs.Finding or None
+        The finding the warning reports, with its numbers.
+    """
+
+    def __init__(self, message: str = "", finding: Optional["Finding"] = None):
+        super().__init__(message)
+        self.finding = finding
+        self.check: Optional[str] = None if finding is None else finding.check
 
 
 class DiagnosticWarning(GbsWarning):
@@ -71,14 +92,17 @@ class GbsWarningError(GbsError):
     result : gbs.Result or None
         The result the warnings belong to (None when the sampler's checks
         refused the draws before any estimate).
+    check : str
+        The ID of the check of the first warning.
     """
 
     def __init__(self, message: str, category: Type[GbsWarning], all_warnings: Sequence[str],
-                 result: Optional["Result"] = None):
+                 result: Optional["Result"] = None, check: Optional[str] = None):
         super().__init__(ERR_FAILED, message)
         self.category = category
         self.warnings = list(all_warnings)
         self.result = result
+        self.check = check
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -100,38 +124,36 @@ def _user_stacklevel() -> int:
     return level
 
 
-def categories(result: "Result") -> List[Type[GbsWarning]]:
-    """The warning class of each of result.warnings."""
-    k = getattr(result, "n_sampler_warnings", 0)
-    return [SamplerWarning if i < k else DiagnosticWarning for i in range(len(result.warnings))]
+def category(finding: "Finding") -> Type[GbsWarning]:
+    """The warning class of a finding that is a warning."""
+    return SamplerWarning if finding.kind == "draws" else DiagnosticWarning
 
 
-def refuse(messages: Sequence[str], category: Type[GbsWarning], result: Optional["Result"] = None
-           ) -> None:
-    """Raise GbsWarningError for the first of messages, if any."""
-    if not messages:
+def refuse(findings: Sequence["Finding"], result: Optional["Result"] = None) -> None:
+    """Raise GbsWarningError for the first warning among findings, if any."""
+    warns = [f for f in findings if f.is_warning]
+    if not warns:
         return
-    more = len(messages) - 1
-    text = "strict=True: %s%s" % (messages[0], " (and %d more warning%s)" % (more, "s" * (more > 1))
+    more = len(warns) - 1
+    text = "strict=True: %s%s" % (warns[0].message, " (and %d more warning%s)" % (more, "s" * (more > 1))
                                   if more else "")
-    raise GbsWarningError(text, category, messages, result)
+    raise GbsWarningError(text, category(warns[0]), [f.message for f in warns], result,
+                          check=warns[0].check)
 
 
-def warn_all(messages: Sequence[str], category: Type[GbsWarning]) -> None:
-    """Raise each of messages as a category warning at the user's line."""
+def warn_all(findings: Sequence["Finding"]) -> None:
+    """Raise each warning among findings at the user's line."""
     level = _user_stacklevel()
-    for msg in messages:
-        warnings.warn(msg, category, stacklevel=level)
+    for f in findings:
+        if f.is_warning:
+            warnings.warn(category(f)(f.message, f), stacklevel=level)
 
 
 def emit(result: "Result", strict: bool = False) -> None:
     """Raise result's warnings through :mod:`warnings` (each with its
-    class, at the user's line), or with ``strict`` raise a GbsWarningError
-    for the first of them."""
-    cats = categories(result)
-    if strict and result.warnings:
-        # The draws' problems first: they are the root of the others.
-        refuse(result.warnings, cats[0], result)
-    level = _user_stacklevel()
-    for msg, cat in zip(result.warnings, cats):
-        warnings.warn(msg, cat, stacklevel=level)
+    class and check, at the user's line), or with ``strict`` raise a
+    GbsWarningError for the first of them (the draws' problems come first:
+    they are the root of the others)."""
+    if strict:
+        refuse(result.findings, result)
+    warn_all(result.findings)

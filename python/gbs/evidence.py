@@ -17,7 +17,8 @@ from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._samples import draws_of, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
-from .result import Diagnostics, Result, name_coordinates
+from ._findings import take_report
+from .result import Diagnostics, Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
@@ -391,7 +392,7 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
     """
     nc, nd, d = x.shape
     ncall = settings.ncall if settings.ncall is not None else src_ncall
-    packed = PackedOptions(settings, d, ncall)
+    packed = PackedOptions(settings, d, ncall, labels)
     cb = BatchCallback(batch_fn, interruptible=settings.pool is None)
     if stop is not None:
         cb.stop = stop
@@ -415,18 +416,18 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
                 raise
             raise better from e
         finally:
-            warnings = [name_coordinates(w, labels)
-                        for w in _lib.take_warnings(res.warnings, res.n_warnings)]
-            res.warnings = None
-            info = _lib.take_warnings(res.info, res.n_info)
-            res.info = None
+            # The lists are the report's messages again: only the report is read.
+            _lib.take_warnings(res.warnings, res.n_warnings)
+            _lib.take_warnings(res.info, res.n_info)
+            res.warnings = res.info = None
+    findings, ext, summary = take_report(res.report, labels)
+    res.report = None
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
-                    res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), warnings, tr,
+                    res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), findings, tr,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
-                    diagnostics=Diagnostics.from_c(res.diagnostics, labels),
-                    n_sampler_warnings=res.n_sampler_warnings, info=info)
+                    diagnostics=Diagnostics.from_c(res.diagnostics, labels, ext, summary))
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
                        "options": packed,
                        "independent": settings.independent,

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _lib
+from ._findings import Finding, checks, order
 
 
 class Result:
@@ -49,20 +50,29 @@ class Result:
         share usually means the budget capped it.
     method : str
         "bridge", "is", "hm" or "warp3".
+    findings : list of Finding
+        What the library's checks (and an adapter's) found: warnings about
+        the draws first, then warnings about the estimate, then
+        information. Each has a stable ``check`` ID (see
+        :func:`gbs.checks`), a ``kind`` (``"draws"``, ``"estimate"`` or
+        ``"info"``), its ``message`` and its numbers. Filter or count them
+        by ``check``, never by message text.
     warnings : list of str
-        Conditions that make the result less reliable (chains too short for
-        the autocorrelation time, unmixed chains, draws that do not follow
-        the log density...), each saying what to do. Empty when all is
-        well. They are also raised through Python's :mod:`warnings` when
-        the result is made, as :class:`gbs.SamplerWarning` (the first
-        ``n_sampler_warnings``: the draws) or :class:`gbs.DiagnosticWarning`
-        (the others: the estimate), both :class:`gbs.GbsWarning`.
+        The messages of the findings that are warnings: conditions that
+        make the result less reliable (chains too short for the
+        autocorrelation time, unmixed chains, draws that do not follow the
+        log density...), each saying what to do. Empty when all is well.
+        They are also raised through Python's :mod:`warnings` when the
+        result is made, as :class:`gbs.SamplerWarning` (about the draws)
+        or :class:`gbs.DiagnosticWarning` (about the estimate), both
+        :class:`gbs.GbsWarning` with the finding's ``.check``.
     n_sampler_warnings : int
         How many of ``warnings``, at the start, are about the draws.
     info : list of str
-        Facts that are not warnings: designed behaviour that worked (a NUTS
-        run repeated at a higher acceptance target) or limits the error
-        bar already includes (n_q capped by memory). Not raised.
+        The messages of the findings that are not warnings: designed
+        behaviour that worked (a NUTS run repeated at a higher acceptance
+        target) or limits the error bar already includes (n_q capped by
+        memory). Not raised.
     trace : numpy.ndarray, shape (k, 3)
         Rows (n_q, ln Z, error): the estimate from the first n_q proposal
         draws, for increasing n_q; the last row is the final estimate.
@@ -91,11 +101,10 @@ class Result:
     """
 
     def __init__(self, logz: float, logzerr: float, ncall: int, n_p: int, n_q: int, tau: float,
-                 re2_p: float, re2_q: float, method: str, warnings: Sequence[str],
+                 re2_p: float, re2_q: float, method: str, findings: Sequence[Finding],
                  trace: Any, seed: Optional[int] = None, n_chains: Optional[int] = None,
                  n_draws: Optional[int] = None, dim: Optional[int] = None,
-                 diagnostics: Optional["Diagnostics"] = None, n_sampler_warnings: int = 0,
-                 info: Sequence[str] = ()):
+                 diagnostics: Optional["Diagnostics"] = None):
         self.logz = float(logz)
         self.logzerr = float(logzerr)
         self.ncall = int(ncall)
@@ -105,17 +114,43 @@ class Result:
         self.re2_p = float(re2_p)
         self.re2_q = float(re2_q)
         self.method = method
-        self.warnings = list(warnings)
+        self.findings: List[Finding] = order(findings)
         self.trace = np.asarray(trace, dtype=float).reshape(-1, 3)
         self.seed = seed
         self.n_chains, self.n_draws, self.dim = n_chains, n_draws, dim
         self.diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-        self.n_sampler_warnings = min(max(int(n_sampler_warnings), 0), len(self.warnings))
-        self.info: List[str] = list(info)
         self.source: Dict[str, Any] = {}
         self.name: Optional[str] = None
         self.repetitions: Optional[np.ndarray] = None
         self._context: Optional[Dict[str, Any]] = None
+
+    # -- findings ------------------------------------------------------------
+
+    @property
+    def warnings(self) -> List[str]:
+        """The messages of the warnings, those about the draws first."""
+        return [f.message for f in self.findings if f.is_warning]
+
+    @property
+    def n_sampler_warnings(self) -> int:
+        """How many of ``warnings``, at the start, are about the draws."""
+        return sum(f.kind == "draws" for f in self.findings)
+
+    @property
+    def info(self) -> List[str]:
+        """The messages of the findings that are not warnings."""
+        return [f.message for f in self.findings if not f.is_warning]
+
+    def found(self, check: str) -> List[Finding]:
+        """The findings of ``check`` (an ID of :func:`gbs.checks`)."""
+        if check not in checks():
+            raise ValueError("unknown check %r (see gbs.checks())" % (check,))
+        return [f for f in self.findings if f.check == check]
+
+    def add_findings(self, findings: Sequence[Finding]) -> None:
+        """Add findings (an adapter's own checks), keeping the order: the
+        new warnings about the draws before the others."""
+        self.findings = order(list(findings) + self.findings)
 
     # -- text ----------------------------------------------------------------
 
@@ -132,9 +167,10 @@ class Result:
         keys = ("logz", "logzerr", "ncall", "n_p", "n_q", "tau", "re2_p", "re2_q", "method",
                 "seed", "n_chains", "n_draws", "dim")
         out = {k: getattr(self, k) for k in keys}
-        out["warnings"] = list(self.warnings)
+        out["findings"] = [f.as_dict() for f in self.findings]
+        out["warnings"] = self.warnings
         out["n_sampler_warnings"] = self.n_sampler_warnings
-        out["info"] = list(self.info)
+        out["info"] = self.info
         out["trace"] = self.trace.tolist()
         out["diagnostics"] = self.diagnostics.as_dict()
         out["name"] = self.name
@@ -240,8 +276,8 @@ class Result:
         if diag:
             lines.append("  diagnostics: " + diag)
         lines = [ln for ln in lines if ln]
-        lines += ["  warning: " + w for w in self.warnings]
-        lines += ["  info: " + m for m in self.info]
+        lines += ["  %s [%s]: %s" % ("warning" if f.is_warning else "info", f.check, f.message)
+                  for f in self.findings]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -268,10 +304,12 @@ class Result:
             rows.append(("diagnostics", html.escape(diag)))
         body = "".join("<tr><th style='text-align:left'>%s</th><td style='text-align:left'>%s</td></tr>"
                        % r for r in rows)
-        warn = "".join("<li>%s</li>" % html.escape(w) for w in self.warnings)
+        warn = "".join("<li><code>%s</code> %s</li>" % (f.check, html.escape(f.message))
+                       for f in self.findings if f.is_warning)
         if warn:
             warn = "<p style='color:#a15c00'><b>Warnings</b></p><ul>%s</ul>" % warn
-        info = "".join("<li>%s</li>" % html.escape(m) for m in self.info)
+        info = "".join("<li><code>%s</code> %s</li>" % (f.check, html.escape(f.message))
+                       for f in self.findings if not f.is_warning)
         if info:
             warn += "<p><b>Info</b></p><ul>%s</ul>" % info
         return "<div><p><b>gbs.Result</b></p><table>%s</table>%s</div>" % (body, warn)
@@ -447,18 +485,6 @@ def coordinate_index(where: Optional[str], labels: Optional[Sequence[str]] = Non
     return int(m.group(1)) if m else -1
 
 
-_COORDINATE = re.compile(r"\bcoordinate (\d+)\b")
-
-
-def name_coordinates(message: str, labels: Optional[Sequence[str]]) -> str:
-    """The library's message with each "coordinate k" (its name for flat
-    coordinate k, gbs/diagnostics.go coordName) replaced by the model's
-    name for it, when labels are known."""
-    if not labels:
-        return message
-    return _COORDINATE.sub(lambda m: coordinate_name(int(m.group(1)), labels), message)
-
-
 class ErrorMeasures:
     """The error of the evidence Z (not of ln Z), as R's bridgesampling
     reports it with ``error_measures()``.
@@ -617,11 +643,44 @@ class Diagnostics:
         below the range, +1 above, 0 none).
     coverage_calls : int
         Log-density calls the check spent (included in ``ncall``).
+    n_copied_groups, copied_chain : int
+        Groups of chains that copy each other, and the first chain of the
+        first group (None when there is none).
+    step_corr_max : float
+        The largest correlation of two chains' steps.
+    interleave_period, interleave_rho : int, float
+        The number of chains a single chain looks interleaved from (0:
+        none), and its autocorrelation at that lag.
+    sign_corr : float
+        Rank correlation of log p and log q at the draws (negative: the
+        log density's sign looks flipped).
+    outside_share : float
+        Share of the proposal draws where log p = -inf.
+    pile_up_where, pile_up_ratio : str, float
+        The coordinate whose draws end most abruptly at a side without a
+        bound (None: none), and that side's spread ratio.
+    coverage_covered : float
+        The bridge function beyond the draws' range over its mean at the
+        draws, where the coverage check looked: near 1 when ln Z accounts
+        for the region the draws missed.
+    coverage_ks, coverage_ks_limit, coverage_ks_at : float
+        The coverage check's two-sample distance of log p, its limit, and
+        the log p where it is largest.
+    anneal_steps, anneal_calls : int
+        Rungs of the annealed bridge (0: not used) and its log-density
+        calls (included in ``ncall``).
     """
 
-    # The fields of the C struct gbs_diagnostics (include/gbs.h), in its
-    # order: the header is their one definition.
-    _FIELDS = tuple(f[0] for f in _lib.CDiagnostics._fields_)
+    # The fields of the C structs gbs_diagnostics and gbs_diagnostics_ext
+    # (include/gbs.h), in their order: the header is their one definition.
+    _BASE = tuple(f[0] for f in _lib.CDiagnostics._fields_)
+    _EXT = tuple(f[0] for f in _lib.CDiagnosticsExt._fields_ if f[0] != "size")
+    _FIELDS = _BASE + _EXT
+    # Where a C field names a coordinate (-1: log p or none).
+    _COORDINATES = ("rhat_where", "ess_bulk_where", "ess_tail_where", "burnin_where",
+                    "coverage_where", "pile_up_where")
+    # Where a C field names a chain (-1: none).
+    _CHAINS = ("outlier_chain", "stuck_chain", "copied_chain")
 
     rhat_max: float
     rhat_where: Optional[str]
@@ -650,43 +709,70 @@ class Diagnostics:
     coverage_where: Optional[str]
     coverage_side: int
     coverage_calls: int
+    n_copied_groups: int
+    copied_chain: Optional[int]
+    step_corr_max: float
+    interleave_period: int
+    interleave_rho: float
+    sign_corr: float
+    outside_share: float
+    pile_up_where: Optional[str]
+    pile_up_ratio: float
+    coverage_covered: float
+    coverage_ks: float
+    coverage_ks_limit: float
+    coverage_ks_at: float
+    anneal_steps: int
+    anneal_calls: int
 
     def __init__(self, **values: Any) -> None:
         self._labels: Optional[List[str]] = None
+        self._summary: Optional[str] = None
         for k in self._FIELDS:
             setattr(self, k, values.pop(k, None if k.endswith("_where") else math.nan))
         if values:
             raise TypeError("unknown diagnostics %s" % ", ".join(sorted(values)))
 
     @classmethod
-    def from_c(cls, c: Any, labels: Optional[Sequence[str]] = None) -> "Diagnostics":
-        """From the library's gbs_diagnostics struct: integer fields as int,
-        and each "where" field (a coordinate, or -1 for log p) as the
-        coordinate's name (``labels[k]`` when given, such as ``"mu"`` or
-        ``"theta[3]"``, else ``"x[k]"``) or "log p", or None when the value
-        it locates (the struct's first field of the same name before
-        "_where") was not computed."""
+    def from_c(cls, c: Any, labels: Optional[Sequence[str]] = None, ext: Any = None,
+               summary: Optional[str] = None) -> "Diagnostics":
+        """From the library's gbs_diagnostics struct c and, when given,
+        its gbs_diagnostics_ext ext: integer fields as int, and each
+        "where" field (a coordinate, or -1 for log p) as the coordinate's
+        name (``labels[k]`` when given, such as ``"mu"`` or
+        ``"theta[3]"``, else ``"x[k]"``) or "log p", or None when the
+        value it locates (the struct's first field of the same name before
+        "_where") was not computed. ``summary`` is the library's one-line
+        text of them, with the coordinates named."""
         v: Dict[str, Any] = {}
-        for f in _lib.CDiagnostics._fields_:
-            k, ctype = f[0], f[1]
-            value = getattr(c, k)
-            if k.endswith("_where"):
-                located = next(f for f in cls._FIELDS if f.startswith(k[: -len("where")]) and f != k)
-                v[k] = None if math.isnan(getattr(c, located)) else (
-                    "log p" if value < 0 else coordinate_name(int(value), labels))
-            else:
-                v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
+        for struct in (c, ext):
+            if struct is None:
+                continue
+            for f in struct._fields_:
+                k, ctype = f[0], f[1]
+                if k == "size":
+                    continue
+                value = getattr(struct, k)
+                if k in cls._COORDINATES:
+                    located = next(f for f in cls._FIELDS if f.startswith(k[: -len("where")]) and f != k)
+                    v[k] = None if math.isnan(getattr(struct, located)) else (
+                        "log p" if value < 0 else coordinate_name(int(value), labels))
+                else:
+                    v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
         # The coverage check names a quantity only when one had points
-        # beyond the draws' range (coverage_side != 0).
+        # beyond the draws' range (coverage_side != 0); no pile-up is -1.
         if v.get("coverage_side") == 0:
             v["coverage_where"] = None
+        if v.get("pile_up_where") == "log p":
+            v["pile_up_where"] = None
         # The library's -1 for "no such chain" is None here, as a missing
         # coordinate location is.
-        for k in ("outlier_chain", "stuck_chain"):
-            if v[k] < 0:
+        for k in cls._CHAINS:
+            if k in v and v[k] < 0:
                 v[k] = None
         d = cls(**v)
         d._labels = None if labels is None else list(labels)
+        d._summary = summary
         return d
 
     def __getitem__(self, key: str) -> Any:
@@ -709,7 +795,7 @@ class Diagnostics:
         for f in _lib.CDiagnostics._fields_:
             k, ctype = f[0], f[1]
             v = getattr(self, k)
-            if k.endswith("_where"):
+            if k in self._COORDINATES:
                 v = coordinate_index(v, self._labels)
             elif issubclass(ctype, ctypes.c_int64):
                 # Not computed: no chain (-1), a count of 0.
@@ -721,14 +807,17 @@ class Diagnostics:
 
     def summary(self) -> str:
         """One line of the main numbers, the library's text
-        (gbs_diagnostics_summary, Go's Diagnostics.String); empty when none
-        was computed."""
+        (gbs_diagnostics_summary, Go's Diagnostics.String), with the
+        coordinates named as the estimate named them; empty when none was
+        computed."""
+        if self._summary is not None:
+            return self._summary
         c = self.to_c()
         n = ctypes.c_int64()
         _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), None, 0, ctypes.byref(n))
         buf = ctypes.create_string_buffer(n.value + 1)
         _lib.call(_lib.lib.gbs_diagnostics_summary, ctypes.byref(c), buf, n.value + 1, ctypes.byref(n))
-        return name_coordinates(buf.value.decode("utf-8", "replace"), self._labels)
+        return buf.value.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
         return "Diagnostics(%s)" % self.summary()

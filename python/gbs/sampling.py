@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 import numpy as np
 
 from . import _lib, _warnings
+from ._findings import Finding
 from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
 from ._values import callback_name
@@ -40,20 +41,28 @@ class Samples:
         global_warmup_accepted and global_calls (all zero without
         global moves). Ensemble: one dict with burn, thin, tau_max,
         acceptance.
-    warnings : list of str
+    findings : list of Finding
         What the sampler's own checks found (divergences, a run shorter
         than 50 autocorrelation times...), also raised as
         :class:`gbs.SamplerWarning` when the draws are made.
+    warnings : list of str
+        Their messages.
     seed : int
         The seed used.
     """
 
     def __init__(self, draws: np.ndarray, log_prob: np.ndarray, stats: List[Dict[str, Any]],
-                 ncall: Optional[int] = None, warnings: Iterable[str] = (), seed: Optional[int] = None) -> None:
+                 ncall: Optional[int] = None, findings: Iterable[Finding] = (),
+                 seed: Optional[int] = None) -> None:
         self.draws, self.log_prob, self.stats = draws, log_prob, stats
         self.ncall = int(sum(s.get("grad_calls", 0) for s in stats)) if ncall is None else int(ncall)
-        self.warnings = list(warnings)
+        self.findings = list(findings)
         self.seed = seed
+
+    @property
+    def warnings(self) -> List[str]:
+        """The messages of the sampler's findings."""
+        return [f.message for f in self.findings]
 
     @property
     def divergences(self) -> int:
@@ -221,13 +230,15 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     run(call, callbacks=[cb], token=token)
     names = [f[0] for f in _lib.NutsChainStats._fields_ if f[0] != "size"]
     st = [{k: getattr(s, k) for k in names} for s in stats]
-    warnings = []
+    found = []
     div = sum(s["divergences"] for s in st)
     if div:
-        warnings.append("%d divergent transitions after warm-up: the draws (and ln Z from them) may "
-                        "be biased; raise target_accept" % div)
-    _warnings.warn_all(warnings, _warnings.SamplerWarning)
-    return Samples(draws, logp, st, warnings=warnings, seed=seed)
+        found.append(Finding("divergences", "draws",
+                             "%d divergent transitions after warm-up: the draws (and ln Z from them) "
+                             "may be biased; raise target_accept" % div,
+                             value=div / (nc * n_draws), limit=0.0))
+    _warnings.warn_all(found)
+    return Samples(draws, logp, st, findings=found, seed=seed)
 
 
 def sample_ensemble(log_prob: Callable[..., Any], x0: Any = None, *, ndim: Optional[int] = None,
@@ -332,5 +343,6 @@ def sample_ensemble(log_prob: Callable[..., Any], x0: Any = None, *, ndim: Optio
         _lib.lib.gbs_ensemble_free(handle, None)
     stats = [{"burn": info.burn, "thin": info.thin, "tau_max": info.tau_max,
               "acceptance": info.acceptance}]
-    _warnings.warn_all(warnings, _warnings.SamplerWarning)
-    return Samples(draws, logp, stats, ncall=info.ncall, warnings=warnings, seed=seed)
+    found = [Finding("ensemble-sampler", "draws", w) for w in warnings]
+    _warnings.warn_all(found)
+    return Samples(draws, logp, stats, ncall=info.ncall, findings=found, seed=seed)

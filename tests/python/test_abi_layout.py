@@ -122,10 +122,11 @@ def test_result_size_v1_is_the_offset_of_diagnostics(layout):
     assert sizes["gbs_result"][2]["diagnostics"][0] == _lib.CResult.diagnostics.offset
 
 
-def test_diagnostics_fields_come_from_the_c_struct():
-    assert Diagnostics._FIELDS == tuple(f for f, _ in _lib.CDiagnostics._fields_)
+def test_diagnostics_fields_come_from_the_c_structs():
+    assert Diagnostics._FIELDS == tuple(f for f, _ in _lib.CDiagnostics._fields_) + tuple(
+        f for f, _ in _lib.CDiagnosticsExt._fields_ if f != "size")
     # The annotations (for type checkers) name the same fields.
-    assert set(Diagnostics.__annotations__) - {"_FIELDS"} == set(Diagnostics._FIELDS)
+    assert {k for k in Diagnostics.__annotations__ if not k.startswith("_")} == set(Diagnostics._FIELDS)
 
 
 def test_codes_match_the_header(tmp_path):
@@ -134,6 +135,8 @@ def test_codes_match_the_header(tmp_path):
     want.update({"GBS_ANNEAL_%s" % k.upper(): v for k, v in _lib.ANNEAL.items()})
     want.update({"GBS_DRAWS_%s" % k: getattr(_lib, "DRAWS_" + k) for k in ("CHAINS", "INDEPENDENT", "ENSEMBLE")})
     want.update({"GBS_GLOBAL_%s" % k: getattr(_lib, "GLOBAL_" + k) for k in ("DEFAULT", "ON", "OFF")})
+    want.update({"GBS_KIND_%s" % v.upper(): k for k, v in _lib.KINDS.items()})
+    want["GBS_WHERE_NONE"] = _lib.WHERE_NONE
     c, exe = tmp_path / "codes.c", tmp_path / "codes"
     c.write_text('#include <stdio.h>\n#include "gbs.h"\nint main(void) {\n%s  return 0;\n}\n' % "".join(
         '  printf("%s %%lld\\n", (long long)(%s));\n' % (n, n) for n in sorted(want)))

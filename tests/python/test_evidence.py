@@ -90,8 +90,8 @@ def test_anneal_setting():
     auto = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True)
     off = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True, anneal="off")
     on = gbs.evidence(gauss_vec, x, vectorize=True, seed=3, independent=True, anneal="on")
-    assert off.logz == auto.logz and not any("annealed" in m for m in auto.info)
-    assert any(m.startswith("annealed bridge used") for m in on.info) and on.ncall > auto.ncall
+    assert off.logz == auto.logz and not auto.found("anneal")
+    assert [f.kind for f in on.found("anneal")] == ["info"] and on.ncall > auto.ncall
     within(on, C, 0.05)
     with pytest.raises(ValueError, match="anneal must be one of 'auto', 'off', 'on', not 'yes'"):
         gbs.evidence(gauss_vec, x, vectorize=True, anneal="yes")
@@ -409,9 +409,10 @@ def test_emcee_walkers_shorter_than_50_tau_warn():
     draws passed as plain chains (independent chains of 300 draws, 32 x 300
     = 500 tau in all) do not warn."""
     x, lp = _ar_walkers(300)
-    with pytest.warns(gbs.SamplerWarning, match="the ensemble's walkers are too short: 300 draws per walker"):
+    with pytest.warns(gbs.SamplerWarning) as rec:
         res = gbs.evidence(gauss_vec, _EnsembleChains(x, lp), vectorize=True, seed=1)
-    assert sum("walkers are too short" in w for w in res.warnings) == 1
+    assert [w.message.check for w in rec if w.category is gbs.SamplerWarning].count("ensemble-walkers") == 1
+    assert len(res.found("ensemble-walkers")) == 1
     res = gbs.evidence(gauss_vec, x, log_prob_samples=lp, chain_axis=1, vectorize=True, seed=1)
     assert not res.warnings
     x, lp = _ar_walkers(2000)

@@ -102,3 +102,31 @@ def test_untested_pymc_major_warns_once(monkeypatch):
         adapter._check_version(types.SimpleNamespace(__version__="6.2.0"))  # once per process
         monkeypatch.setattr(adapter, "_version_warned", False)
         adapter._check_version(types.SimpleNamespace(__version__="5.28.5"))  # tested: silent
+
+
+def test_warning_messages_name_the_models_variables():
+    """The library words its messages with the names it is given (an
+    InferenceData's variables), never "coordinate k"; without names it
+    says "coordinate k"."""
+    az = pytest.importorskip("arviz")
+    rng = np.random.default_rng(0)
+    theta = rng.standard_normal((2, 500, 3))
+    theta[1, :, 2] += 2.0  # chain 1 of theta[2] elsewhere: R-hat
+    idata = az.from_dict(posterior={"theta": theta})
+    with pytest.warns(gbs.GbsWarning):
+        res = gbs.evidence(batch_log_prob, idata, vectorize=True, seed=1)
+    rhat = res.found("rhat")[0].message
+    assert "R-hat of theta[2] is" in rhat and "coordinate" not in rhat, rhat
+    with pytest.warns(gbs.GbsWarning):
+        res = gbs.evidence(batch_log_prob, np.ascontiguousarray(theta), vectorize=True, seed=1)
+    assert "R-hat of coordinate 2 is" in res.found("rhat")[0].message
+
+
+def test_flipped_sign_message_names_the_cause():
+    x = np.random.default_rng(7).standard_normal((4000, 2)) + 1.0
+    with pytest.warns(gbs.GbsWarning):
+        res = gbs.evidence(lambda v: 0.5 * np.sum((v - 1) ** 2, axis=1), x, vectorize=True,
+                           independent=True, seed=8)
+    assert "lowest where the draws are densest" in res.found("sign")[0].message
+    for f in res.found("consistency"):
+        assert "likely cause: the sign" in f.message, f.message

@@ -74,7 +74,7 @@ def test_conjugate_models(case, model, max_err):
     res = gbs.from_numpyro(mcmc, seed=1)
     within(res, logz, max_err)
     assert (res.n_chains, res.n_draws) == (2, 1000) and res.source["x64"]
-    assert not any("diverged" in w for w in res.warnings), res.warnings
+    assert not res.found("divergences"), res.findings
 
 
 @pytest.fixture(scope="module")
@@ -140,13 +140,13 @@ def test_errors_and_divergences():
     assert ndiv > 0
     with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.from_numpyro(mcmc, seed=4)
-    want = "%d of 2000 post-warmup transitions diverged" % ndiv
-    assert any(w.category is gbs.SamplerWarning and want in str(w.message) for w in rec)
-    assert res.dim == 10 and any("diverged" in w for w in res.warnings)
+    div = [w.message for w in rec if w.category is gbs.SamplerWarning and w.message.check == "divergences"]
+    assert len(div) == 1 and div[0].finding.value == ndiv / 2000
+    assert res.dim == 10 and [f.kind for f in res.found("divergences")] == ["draws"]
     # strict=True refuses the draws before estimating.
-    with pytest.raises(gbs.GbsError, match=want) as exc:
+    with pytest.raises(gbs.GbsWarningError) as exc:
         gbs.from_numpyro(mcmc, seed=4, strict=True)
-    assert exc.value.category is gbs.SamplerWarning
+    assert exc.value.category is gbs.SamplerWarning and exc.value.check == "divergences"
 
 
 def test_bayes_factor_and_compare_nested_regressions(regression_run):

@@ -38,10 +38,10 @@ def test_wrong_density_raises_diagnostic_warning():
     assert res.warnings and res.n_sampler_warnings == 0
     ours = [w for w in rec if issubclass(w.category, gbs.GbsWarning)]
     assert [str(w.message) for w in ours] == res.warnings
+    assert [w.message.finding for w in ours] == [f for f in res.findings if f.is_warning]
+    assert "consistency" in [w.message.check for w in ours]
     # stacklevel: the warning names the user's line, not gbs's.
     assert all(w.filename == __file__ for w in ours), [w.filename for w in ours]
-    # The text says what to do.
-    assert "check the log density" in res.warnings[-1]
 
 
 def test_strict_raises_gbs_error():
@@ -52,7 +52,7 @@ def test_strict_raises_gbs_error():
     e = exc.value
     assert isinstance(e, gbs.GbsWarningError) and e.category is gbs.DiagnosticWarning
     assert e.result is not None and e.warnings == e.result.warnings
-    assert "strict=True" in str(e) and e.warnings[0] in str(e)
+    assert e.check == e.result.findings[0].check
 
 
 def test_healthy_run_raises_nothing():
@@ -72,7 +72,7 @@ def test_sampler_warning_for_the_draws():
     x[2:] += 2.0  # two chains in another place: R-hat far above 1
     with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.evidence(normal_logp, x, vectorize=True, seed=4)
-    assert res.n_sampler_warnings >= 1 and "R-hat" in res.warnings[0]
+    assert res.n_sampler_warnings >= 1 and res.findings[0].check == "rhat"
     cats = [w.category for w in rec if issubclass(w.category, gbs.GbsWarning)]
     assert cats[:res.n_sampler_warnings] == [gbs.SamplerWarning] * res.n_sampler_warnings
     assert all(c is gbs.DiagnosticWarning for c in cats[res.n_sampler_warnings:])
@@ -92,10 +92,11 @@ def test_silenced_like_any_warning():
 
 
 def test_info_is_shown_not_raised():
-    r = gbs.Result(0.0, 0.1, 10, 10, 10, 1.0, 0.005, 0.005, "bridge", ["w"], [(10, 0.0, 0.1)],
-                   n_sampler_warnings=1, info=["NUTS diverged 3 times ..."])
-    assert r.info == ["NUTS diverged 3 times ..."] and r.n_sampler_warnings == 1
-    assert "info: NUTS diverged" in r.summary() and "Info" in r._repr_html_()
+    found = [gbs.Finding("rerun", "info", "NUTS diverged 3 times ..."), gbs.Finding("rhat", "draws", "w")]
+    r = gbs.Result(0.0, 0.1, 10, 10, 10, 1.0, 0.005, 0.005, "bridge", found, [(10, 0.0, 0.1)])
+    assert r.info == ["NUTS diverged 3 times ..."] and r.n_sampler_warnings == 1 and r.warnings == ["w"]
+    assert [f.check for f in r.findings] == ["rhat", "rerun"]  # warnings first
+    assert "info [rerun]: NUTS diverged" in r.summary() and "Info" in r._repr_html_()
     assert r.as_dict()["info"] == r.info
 
 
@@ -107,9 +108,9 @@ def test_copied_chains_are_named():
     x = np.stack([one] * 4)
     with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.evidence(normal_logp, x, vectorize=True, seed=6)
-    sampler = [str(w.message) for w in rec if w.category is gbs.SamplerWarning]
-    assert any("chains [0 1 2 3] are exact copies" in m and "same seed?" in m for m in sampler), sampler
-    assert res.n_sampler_warnings >= 1
+    assert "copied-chains" in [w.message.check for w in rec if w.category is gbs.SamplerWarning]
+    assert res.diagnostics.n_copied_groups == 1 and res.diagnostics.copied_chain == 0
+    assert [f.kind for f in res.found("copied-chains")] == ["draws"]
 
 
 def test_flipped_sign_is_named():
@@ -118,11 +119,8 @@ def test_flipped_sign_is_named():
     with pytest.warns(gbs.GbsWarning) as rec:
         res = gbs.evidence(lambda v: -normal_logp(v, 1.0), x, vectorize=True, independent=True,
                            seed=8)
-    assert "lowest where the draws are densest" in res.warnings[0], res.warnings
+    assert res.findings[0].check == "sign" and res.diagnostics.sign_corr < 0, res.findings
     assert [w.category for w in rec] == [gbs.DiagnosticWarning] * len(res.warnings)
-    # The generic warning, if any, names the cause instead of its usual list.
-    assert all("likely cause: the sign" in w for w in res.warnings if "not self-consistent" in w), \
-        res.warnings
 
 
 def half_normal_logp(v):
@@ -143,8 +141,8 @@ def test_boundary_pile_up_is_info_not_warning():
         res = gbs.evidence(half_normal_logp, x, vectorize=True, independent=True, seed=10)
         exact = 2.5 * np.log(2 * np.pi) - np.log(2)  # normal_logp is not normalized
         assert abs(res.logz - exact) < 4 * res.logzerr
-        assert res.warnings == [] and any("coordinate 0 ends abruptly" in m and "bounds" in m
-                                          for m in res.info), res.info
+        assert res.warnings == [] and [(f.kind, f.where) for f in res.found("pile-up")] == [("info", "x[0]")]
+        assert res.diagnostics.pile_up_where == "x[0]"
         bounded = gbs.evidence(half_normal_logp, x, vectorize=True, independent=True, seed=10,
                                bounds=[(0, None)] + [(None, None)] * 4)
     assert bounded.warnings == [] and bounded.info == []

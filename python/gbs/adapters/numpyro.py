@@ -112,11 +112,10 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
         depth_hits = steps[:, sl] >= 2 ** int(max_depth) - 1
     health = _health.sampler_warnings(x.shape[0] * x.shape[1], diverging, depth_hits)
     if strict:
-        _warnings.refuse(health, _warnings.SamplerWarning)
+        _warnings.refuse(health)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_numpyro")
-    res.warnings = health + res.warnings
-    res.n_sampler_warnings += len(health)
+    res.add_findings(health)
     res.source = {"lp": lp_source, "var_names": [s for s, _ in sites],
                 "x64": bool(jax.config.jax_enable_x64)}
     _warnings.emit(res, strict=strict)

@@ -191,11 +191,10 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
     health = _health.sampler_warnings(x.shape[0] * x.shape[1], _stat(stats, "diverging", sl),
                                       _max_depth_hits(stats, sl))
     if strict:
-        _warnings.refuse(health, _warnings.SamplerWarning)
+        _warnings.refuse(health)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_pymc")
-    res.warnings = health + res.warnings
-    res.n_sampler_warnings += len(health)
+    res.add_findings(health)
     res.source = {"lp": lp_source, "var_names": [rv.name for rv in rvs],
                 "value_vars": [v.name for v in density.value_vars], "draws": (nc, nd)}
     _warnings.emit(res, strict=strict)
