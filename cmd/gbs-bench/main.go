@@ -24,6 +24,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/gbs-evidence/gbs/internal/provenance"
 )
 
 // Run is one JSON line of output.
@@ -52,6 +54,10 @@ type Run struct {
 	// Info are the evidence result's notes that are not warnings (a NUTS
 	// retry that worked, draws piled against an undeclared boundary).
 	Info []string `json:"info,omitempty"`
+	// Commit and Date say which code made the run and when
+	// (internal/provenance): bench/report.py prints them with its tables.
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
 
 func main() {
@@ -103,6 +109,7 @@ func main() {
 	ctx := context.Background()
 	for _, name := range strings.Split(*probs, ",") {
 		err := runProblem(ctx, strings.TrimSpace(name), &cfg, func(r Run) {
+			r.Commit, r.Date = provenance.Commit(), provenance.Date()
 			if err := enc.Encode(r); err != nil {
 				fmt.Fprintln(os.Stderr, "gbs-bench:", err)
 				os.Exit(1)

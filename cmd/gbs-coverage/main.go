@@ -31,6 +31,7 @@ import (
 
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/internal/provenance"
 	"github.com/gbs-evidence/gbs/nuts"
 	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
@@ -58,6 +59,9 @@ type Run struct {
 	OtherWarn int     `json:"other_warnings"`
 	Seconds   float64 `json:"seconds"`
 	Error     string  `json:"error,omitempty"`
+	// Commit and Date: the code and day of the run (internal/provenance).
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
 
 // source makes the draws of one run.
@@ -91,6 +95,7 @@ func main() {
 		}
 		for seed := uint64(*first); seed < uint64(*first+*seeds); seed++ {
 			r := run(src, seed)
+			r.Commit, r.Date = provenance.Commit(), provenance.Date()
 			runs = append(runs, r)
 			_ = enc.Encode(r)
 		}
