@@ -213,6 +213,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the numbers to this file")
     a = ap.parse_args()
+    prov = stamp()  # the checkout as the run starts
 
     x = problems.funnel().sample(a.n, seed=a.seed)
     runs = {"go": [], True: [], False: []}
@@ -239,7 +240,7 @@ def main():
 
     go_best, go_med = stat(runs["go"], "seconds", np.min), stat(runs["go"], "seconds", np.median)
     go_fit = stat(runs["go"], "fit", np.median)
-    out = {**stamp(), "threads": gbs.set_threads(0), "cpus": os.cpu_count(), "repeats": a.repeats,
+    out = {**prov, "threads": gbs.set_threads(0), "cpus": os.cpu_count(), "repeats": a.repeats,
            "n": a.n, "n_q": nq, "ncall": ncall, "logz": first["logz"], "runs": {}}
     print("gbs.evidence on the 16-d funnel: %d exact draws, n_q = %d, %d log-density calls, "
           "%d threads, %d runs (ln Z = %.6f on both sides)"

@@ -105,11 +105,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gbs-bench: -global %q, want default, on or off\n", cfg.global)
 		os.Exit(2)
 	}
+	// The checkout as the runs start: the commit each line records.
+	commit := provenance.Commit()
 	enc := json.NewEncoder(w)
 	ctx := context.Background()
 	for _, name := range strings.Split(*probs, ",") {
 		err := runProblem(ctx, strings.TrimSpace(name), &cfg, func(r Run) {
-			r.Commit, r.Date = provenance.Commit(), provenance.Date()
+			r.Commit, r.Date = commit, provenance.Date()
 			if err := enc.Encode(r); err != nil {
 				fmt.Fprintln(os.Stderr, "gbs-bench:", err)
 				os.Exit(1)

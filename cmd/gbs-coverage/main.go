@@ -86,6 +86,8 @@ func main() {
 		srcs[s.name] = s
 	}
 	var runs []Run
+	// The checkout as the runs start: the commit each line records.
+	commit := provenance.Commit()
 	enc := json.NewEncoder(os.Stdout)
 	for _, c := range strings.Split(*cases, ",") {
 		src, ok := srcs[c]
@@ -95,7 +97,7 @@ func main() {
 		}
 		for seed := uint64(*first); seed < uint64(*first+*seeds); seed++ {
 			r := run(src, seed)
-			r.Commit, r.Date = provenance.Commit(), provenance.Date()
+			r.Commit, r.Date = commit, provenance.Date()
 			runs = append(runs, r)
 			_ = enc.Encode(r)
 		}
