@@ -66,9 +66,8 @@ type Settings struct {
 	// held-out points better than the flow without, so that elsewhere
 	// the flow is the one fitted without it. It is not tried without a
 	// validation set (Layers > 0) or above 256 dimensions. On the funnel
-	// it takes q from 1.75 to 0.04 nats of p and the pipeline's spread of
-	// ln Z from 0.017 to 0.003 (docs/benchmarks.md, "The scale layer");
-	// when it passes its own gain test the remaining layers are fitted
+	// it takes q from 1.75 to 0.04 nats of p (docs/benchmarks.md has the
+	// pipeline's spread of ln Z with it); when it passes its own gain test the remaining layers are fitted
 	// twice, with and without it.
 	NoScale bool
 
