@@ -131,6 +131,48 @@ def test_compare_sequence_ranked_with_names():
     assert tp.prior[tp.names.index("narrow")] == pytest.approx(0.9)
 
 
+def _normal_logp(v):
+    return -0.5 * np.sum(v * v, axis=1)
+
+
+def test_compare_and_bayes_factor_show_warnings():
+    """A model whose result carries warnings is ranked with its warning
+    count beside it, as arviz.compare's warning column, and a Bayes factor
+    with such a result says so."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 1000, 2))
+    clean = gbs.evidence(_normal_logp, x, vectorize=True, seed=4, name="clean")
+    y = x.copy()
+    y[2:] += 2.0  # two chains elsewhere: R-hat far above 1
+    with pytest.warns(gbs.GbsWarning):
+        bad = gbs.evidence(_normal_logp, y, vectorize=True, seed=4, name="unmixed")
+    assert clean.warnings == [] and bad.warnings
+    t = gbs.compare([clean, bad, (bad.logz - 5.0, 0.1)])
+    counts = dict(zip(t.names, t.n_warnings))
+    assert counts == {"clean": 0, "unmixed": len(bad.warnings), "model_2": 0}
+    assert t.rows()[t.names.index("unmixed")]["warnings"] == len(bad.warnings)
+    text = str(t)
+    assert "warnings" in text.splitlines()[0]
+    assert "unmixed (%d)" % len(bad.warnings) in text.splitlines()[-1]
+    assert "clean (" not in text
+    assert "<th>warnings</th>" in t._repr_html_() and "unmixed (" in t._repr_html_()
+    # No warnings, no note.
+    quiet = gbs.compare([clean, (0.0, 0.1)])
+    assert list(quiet.n_warnings) == [0, 0] and "result.warnings" not in str(quiet)
+    # The Bayes factor carries the counts and says which result has warnings.
+    bf = gbs.bayes_factor(clean, bad)
+    assert bf.n_warnings == (0, len(bad.warnings))
+    assert "unmixed's result carries %d warning" % len(bad.warnings) in str(bf)
+    assert "clean's result" not in str(bf)
+    assert t.bayes_factor("unmixed", "clean").n_warnings == (len(bad.warnings), 0)
+    assert "carries" not in str(gbs.bayes_factor(clean, (0.0, 0.1)))
+    import pickle
+    assert pickle.loads(pickle.dumps(bf)).n_warnings == bf.n_warnings
+    pd = pytest.importorskip("pandas")
+    df = t.to_dataframe()
+    assert df.loc["unmixed", "warnings"] == len(bad.warnings) and df.loc["clean", "warnings"] == 0
+
+
 def test_error_measures():
     r = gbs.Result(-3.0, 0.02, 100, 100, 100, 1.0, 3e-4, 1e-4, "bridge", [], [])
     em = gbs.error_measures(r)
