@@ -18,7 +18,7 @@ from ._progress import Progress
 from ._samples import draws_of, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from ._findings import take_report
-from .result import Diagnostics, Result
+from .result import REPETITION_DTYPE, Diagnostics, Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
@@ -191,8 +191,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         its own flow fit and proposal draws, from seeds derived from
         ``seed``) on the same posterior draws, as bridgesampling's
         ``repetitions``: ``Result.repetitions`` holds the k rows (seed,
-        ln Z, error) and ``Result.error_measures()`` their spread, beside
-        the analytic error. ``logz`` stays the first estimate (the one
+        ln Z, error; the seeds exact, to rerun one) and
+        ``Result.error_measures()`` their spread, beside the analytic
+        error. ``logz`` stays the first estimate (the one
         ``seed`` gives alone). The spread measures the proposal's part of
         the error only (the posterior draws are shared). Costs k times the
         proposal's log-density evaluations; log p at the draws is computed
@@ -218,9 +219,10 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         A check of the estimate failed (the proposal and the draws barely
         overlap, the draws do not follow ``log_prob``...).
 
-    Each warning is also in ``Result.warnings``; both are
-    :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line that
-    called gbs. The documentation's "Diagnostics" page lists every check.
+        Each warning is also in ``Result.warnings``; both are
+        :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line
+        that called gbs. The documentation's "Diagnostics" page lists
+        every check.
 
     Raises
     ------
@@ -358,7 +360,7 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
                                    lp_source=lp_source))
     result = runs[0]
     result.ncall = lp_calls + sum(r.ncall for r in runs)
-    result.repetitions = np.array([(r.seed, r.logz, r.logzerr) for r in runs], dtype=float)
+    result.repetitions = np.array([(r.seed, r.logz, r.logzerr) for r in runs], dtype=REPETITION_DTYPE)
     result.name = settings.name
     return result
 
