@@ -15,7 +15,7 @@ from ._callbacks import BatchCallback, run
 from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
-from ._samples import draws_of, is_inference_data, is_xarray_dataset, normalize
+from ._samples import draws_of, emcee_arguments, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from ._findings import take_report
 from .result import REPETITION_DTYPE, Diagnostics, Result
@@ -26,7 +26,8 @@ _TRACE_CAP = 256
 
 
 def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samples: Any = None,
-             vectorize: bool = False, args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None,
+             vectorize: bool = False, args: Optional[Sequence[Any]] = None,
+             kwargs: Optional[Dict[str, Any]] = None,
              chain_axis: int = 0, var_names: Optional[Sequence[str]] = None, method: str = "bridge",
              n_q: Optional[int] = None, seed: Union[None, int, np.random.Generator] = None,
              bounds: Any = None, pool: Any = None, progress: ProgressArg = False, discard: int = 0,
@@ -82,7 +83,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     vectorize : bool, default False
         Whether ``log_prob`` takes a batch of points.
     args, kwargs : tuple, dict, optional
-        Extra positional and keyword arguments of ``log_prob``.
+        Extra positional and keyword arguments of ``log_prob``. Default:
+        those of the emcee sampler when ``samples`` is an emcee
+        ``EnsembleSampler`` made with this ``log_prob``
+        (``emcee.EnsembleSampler(nwalkers, ndim, log_prob, args=...,
+        kwargs=...)``), else none.
     chain_axis : {0, 1}, default 0
         For 3-d samples: 0 for (chains, draws, d), as ArviZ and
         :func:`gbs.sample`; 1 for (draws, chains, d), as emcee's
@@ -254,6 +259,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     if chain_axis not in (0, 1):
         raise ValueError("chain_axis must be 0 (chains, draws, d) or 1 (draws, chains, d), not %r"
                          % (chain_axis,))
+    sampler_args = emcee_arguments(samples, log_prob) if args is None or kwargs is None else None
+    if sampler_args is not None:
+        args = sampler_args[0] if args is None else args
+        kwargs = sampler_args[1] if kwargs is None else kwargs
+    args = () if args is None else args
     kwargs = {} if kwargs is None else dict(kwargs)
     if not isinstance(args, (tuple, list)):
         raise TypeError("args must be a tuple, not %r" % (type(args).__name__,))
