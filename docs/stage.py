@@ -29,8 +29,8 @@ LINKED_ROOTS = ("gbs", "flow", "nuts", "ensemble", "capi", "include", "internal"
 _PATH = r"(?:%s)/[\w./-]*[\w/]" % "|".join(LINKED_ROOTS)
 # A path in a code span, or in plain text (not inside a word, a URL or a
 # link's target or text).
-CODE_SPAN = re.compile(r"`(%s)`" % _PATH)
-PLAIN = re.compile(r"(?<![\w/`\[(.#-])(%s)(?![\w`\]])" % _PATH)
+CODE_SPAN = re.compile(r"`(%s)((?::|\s)[^`]*)?`" % _PATH)
+PLAIN = re.compile(r"(?<![\w/`\[.#-])(%s)(?![\w`\]])" % _PATH)
 LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 
 
@@ -98,10 +98,15 @@ def _link_line(line, root, repo):
 
 def _link_text(text, root, repo):
     def code(m):
+        # A path alone, or followed by more code (a symbol, arguments):
+        # the path becomes the link, the rest stays code.
         t = _target(root, repo, m.group(1))
         if t is None:
             return m.group(0)
-        return "[](%s)" % t if not t.startswith("http") else "[`%s`](%s)" % (m.group(1), t)
+        rest = "`%s`" % m.group(2) if m.group(2) else ""
+        if not t.startswith("http"):
+            return ("[](%s)" % t) + rest
+        return "[`%s`](%s)%s" % (m.group(1), t, rest)
 
     def plain(m):
         t = _target(root, repo, m.group(1))
