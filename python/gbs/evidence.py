@@ -165,9 +165,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         adds the covariance of the two passes, measured in the run (from
         log q1 - log q2 at the posterior draws): near zero on NUTS draws
         of the paper's problems, large when q fits p closely (near-Gaussian
-        targets); over 42 emcee runs of a 4-d Gaussian the mean error bar
-        was 0.00162 against a spread of 0.00153 (see "Error bars on emcee
-        chains" in the benchmarks page of the documentation).
+        targets); over 96 emcee runs of a 4-d Gaussian the mean error bar
+        was 0.00170 against a spread of 0.00174 (see "Error bars on emcee
+        chains" on the benchmark methods page of the documentation).
     coverage_check : bool, default True
         For ``method="bridge"``: run short independence Metropolis-Hastings
         chains proposed by the fitted flow (and a widened copy of it) and

@@ -520,7 +520,7 @@ class ErrorMeasures:
         part of the error: compare it with ``sqrt(re2_q)``, not with
         ``logzerr``. It also holds the variation of the flow fit, which
         re2_q does not: on a 4-d Gaussian it came out 1.5 to 2 times
-        ``sqrt(re2_q)`` (the benchmarks page, "Repetitions").
+        ``sqrt(re2_q)`` (the benchmark methods page, "Repetitions").
     """
 
     def __init__(self, re2: float, repetitions: Optional[np.ndarray] = None):
