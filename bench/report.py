@@ -378,7 +378,7 @@ def python_overhead():
         over = ((med - fit) - (go_med - go_fit) - inside) / d["ncall"]
         rows.append([label, num(med, 2), num(float(np.min([r["seconds"] for r in rs])), 2),
                      "%+.0f %%" % (100 * (med / go_med - 1)), num(fit, 2), num(med - fit, 2),
-                     "%.2f µs" % (1e6 * inside / d["ncall"]), "%.2f µs" % (1e6 * over)])
+                     "%.2f µs" % (1e6 * inside / d["ncall"]), "%s µs" % signed(1e6 * over, 2)])
     out = table(["path", "seconds (median)", "best", "vs Go", "fit (median)", "rest (median)",
                  "per point: in log_prob", "per point: gbs's overhead"], rows)
     w = d["wrapper_seconds_per_point"]
