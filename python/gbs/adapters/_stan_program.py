@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 __all__ = ["StanProgramError", "Rewrite", "rewrite", "parameter_names", "tokenize",
            "DISCRETE", "CONTINUOUS"]
@@ -107,11 +107,11 @@ def tokenize(code: str) -> List[Token]:
     out: List[Token] = []
     pos, n = 0, len(code)
     while pos < n:
+        if code.startswith("/*", pos) and code.find("*/", pos + 2) < 0:
+            raise StanProgramError("the program has a /* comment that is never closed (line %d)"
+                                   % _line(code, pos))
         m = _LEXEMES.match(code, pos)
         if m is None:
-            if code.startswith("/*", pos):
-                raise StanProgramError("the program has a /* comment that is never closed (line %d)"
-                                       % _line(code, pos))
             raise StanProgramError("the program has a character Stan does not accept, %r, at line "
                                    "%d" % (code[pos], _line(code, pos)))
         kind = m.lastgroup or ""
@@ -162,6 +162,9 @@ class _Program:
         self.blocks: Dict[str, Tuple[int, int]] = {}  # name -> token indices of "{" and "}"
         i, toks = 0, self.toks
         while i < len(toks):
+            if toks[i].kind == "include":
+                i += 1
+                continue
             j = i
             while j < len(toks) and toks[j].kind == "ident":
                 j += 1
@@ -367,7 +370,7 @@ def rewrite(code: str) -> Rewrite:
         dist = toks[tilde + 1].text
         close = prog.match[tilde + 2]
         lhs = render(i, tilde - 1)
-        args = render(tilde + 3, close - 1) if close > tilde + 3 else ""
+        args = _inside(prog, tilde + 2, close, render)
         trunc = None
         if close + 1 < k and toks[close + 1].text == "T" and toks[close + 2].text == "[":
             trunc = (close + 3, prog.match[close + 2])
@@ -419,6 +422,19 @@ def rewrite(code: str) -> Rewrite:
         pos = b
     out.append(code[pos:])
     return Rewrite("".join(out), statements, calls)
+
+
+def _inside(prog: _Program, a: int, b: int, render: Callable[[int, int], str]) -> str:
+    """What is between the brackets at tokens a and b, comments included
+    (a line comment keeps its newline), white space at the ends trimmed."""
+    code, toks = prog.code, prog.toks
+    if b == a + 1:
+        return ""
+    head = code[toks[a].end:toks[a + 1].start].strip()
+    tail = code[toks[b - 1].end:toks[b].start]
+    tail = tail.lstrip(" \t") if "//" in tail else tail.strip()
+    return ((head + " ") if head else "") + render(a + 1, b - 1) + \
+        ((" " + tail) if tail.strip() else "")
 
 
 def _depth0(prog: _Program, i: int, k: int, op: str) -> Optional[int]:
