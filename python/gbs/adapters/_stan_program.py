@@ -316,9 +316,9 @@ def rewrite(code: str) -> Rewrite:
     user: Dict[str, Set[str]] = {}  # distribution name -> {"_lpdf", "_lpmf"}
     regions: List[Tuple[int, int]] = []  # token ranges whose statements add to target
     for name, body in prog.functions():
-        for suffix in ("_lpdf", "_lpmf"):
-            if name.endswith(suffix):
-                user.setdefault(name[:-len(suffix)], set()).add(suffix)
+        for kind in ("_lpdf", "_lpmf"):
+            if name.endswith(kind):
+                user.setdefault(name[:-len(kind)], set()).add(kind)
         if body is not None and name.endswith("_lp"):
             regions.append(body)
     if "model" in prog.blocks:
