@@ -3,7 +3,7 @@ both forms (`~`, rewritten, and `target +=`), of a parameter in (0, 1)
 and one > 0, and of eight schools (non-centered), within 3 sigma with no
 warning; the errors and warnings of the adapter.
 
-Each test compiles Stan programs (about a minute each the first time on
+The tests compile six Stan programs (about a minute each the first time on
 2 cores; httpstan caches the builds by program text, so reruns take
 seconds): marked slow. The programs are those of examples/stan/, which the
 notebook uses too, so that the cache serves both; normal_target.stan is
@@ -16,6 +16,7 @@ import threading
 import numpy as np
 import pytest
 
+import conjugate
 import gbs
 import stan_models
 
@@ -128,6 +129,45 @@ def test_eight_schools_non_centered(eight_schools):
     within(res, logz, 0.02)
     assert res.dim == 10
     assert res._context["labels"] == ["mu", "tau"] + ["theta_tilde[%d]" % j for j in range(1, 9)]
+
+
+MIXED = """
+data { int K; array[K] int counts; vector[K] alpha; }
+parameters {
+  simplex[K] theta;
+  array[2] vector[3] z;
+  matrix[2, 2] B;
+  real<lower=0> s;
+}
+model {
+  target += dirichlet_lpdf(theta | alpha);
+  target += multinomial_lpmf(counts | theta);
+  for (i in 1:2) target += std_normal_lpdf(z[i]);
+  target += std_normal_lpdf(to_vector(B));
+  target += exponential_lpdf(s | 1);
+}
+"""
+
+
+def test_simplex_matrix_and_array_parameters():
+    """A Dirichlet-multinomial (a simplex: K - 1 coordinates) beside
+    parameters whose densities integrate to 1: ln Z is the
+    Dirichlet-multinomial's. The coordinates are named as Stan orders
+    them: an array of vectors row by row, a matrix column by column."""
+    data, logz, _ = conjugate.dirichlet_multinomial()
+    m = stan.build(MIXED, data={"K": 4, "counts": data["counts"], "alpha": data["alpha"]},
+                   random_seed=1)
+    fit = m.sample(**SAMPLE)
+    res = gbs.from_stan(fit, m, seed=6)
+    within(res, logz, 0.02)
+    assert res._context["labels"] == (
+        ["theta(unconstrained)[%d]" % i for i in (1, 2, 3)]
+        + ["z[1,1]", "z[1,2]", "z[1,3]", "z[2,1]", "z[2,2]", "z[2,3]"]
+        + ["B[1,1]", "B[2,1]", "B[1,2]", "B[2,2]", "s"])
+    x = StanDensity(m, rewrite=False).unconstrain(
+        {"theta": [0.1, 0.2, 0.3, 0.4], "z": [[1, 2, 3], [4, 5, 6]], "B": [[11, 12], [21, 22]],
+         "s": 2.0})
+    np.testing.assert_allclose(x[3:], [1, 2, 3, 4, 5, 6, 11, 21, 12, 22, np.log(2)], rtol=1e-12)
 
 
 def test_sampler_statistics_warn(eight_schools):

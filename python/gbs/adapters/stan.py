@@ -167,12 +167,11 @@ def from_stan(fit: Any, model: Any, *, rewrite: bool = True, max_depth: int = 10
     density = StanDensity(model, rewrite=False, names=names)
     x = density.unconstrain_draws(constrained, names)
     stored = _sampler_stat(fit, "lp__", n_warmup_saved)
-    lp_orig = _check_lp(density, x, stored)
+    lp_orig, lp_source = _check_lp(density, x, stored)
 
     rw = rewrite_program(model.program_code)
     note = None
     lp: np.ndarray = lp_orig
-    lp_source = "sample_stats"
     if rw.changed:
         if not rewrite:
             raise StanProgramError(_rewrite_refused(rw), rw.statements)
@@ -273,15 +272,17 @@ def _leapfrog_steps(fit: Any, warm: int) -> Optional[int]:
     return int(total) if total > 0 else None
 
 
-def _check_lp(density: "StanDensity", x: np.ndarray, stored: Optional[np.ndarray]) -> np.ndarray:
-    """The program's log density at the draws: Stan's lp__ when it is that
-    (checked at 16 draws spread over the chains), else evaluated. An
-    lp__ that differs means the fit is not this model's with this data."""
+def _check_lp(density: "StanDensity", x: np.ndarray, stored: Optional[np.ndarray]
+              ) -> Tuple[np.ndarray, str]:
+    """The program's log density at the draws and where it came from:
+    Stan's lp__ when it is that (checked at 16 draws spread over the
+    chains), else evaluated. An lp__ that differs means the fit is not
+    this model's with this data."""
     nc, nd = x.shape[:2]
     flat = x.reshape(nc * nd, -1)
     if stored is None or stored.shape != (nc, nd) or not np.isfinite(stored).all() or \
             not np.any(stored):  # fixed_param writes lp__ = 0
-        return density.log_prob(flat).reshape(nc, nd)
+        return density.log_prob(flat).reshape(nc, nd), "model"
     idx = np.linspace(0, nc * nd - 1, min(16, nc * nd)).astype(int)
     ours = density.log_prob(flat[idx])
     theirs = stored.reshape(-1)[idx]
@@ -295,7 +296,7 @@ def _check_lp(density: "StanDensity", x: np.ndarray, stored: Optional[np.ndarray
                          % (i % nd, i // nd, float(theirs[np.argmax(bad)]),
                             float(ours[np.argmax(bad)])))
     out: np.ndarray = np.ascontiguousarray(stored)
-    return out
+    return out, "sample_stats"
 
 
 def _check_constant(lp_new: np.ndarray, lp_old: np.ndarray, rw: Rewrite) -> float:
