@@ -82,13 +82,16 @@ def test_normal_tilde_form_is_rewritten(normal):
     within(res, logz, 0.005)
     assert res.source["rewritten"] and res.source["lp"] == "model"
     assert res.source["program_code"] == stan_models.program("normal_target")
-    note = [i for i in res.info if "rewritten" in i]
-    assert len(note) == 1 and "2 `~` statements" in note[0]
+    found = res.found("stan-rewrite")
+    assert len(found) == 1 and found[0].kind == "info" and res.info == [found[0].message]
+    note = [found[0].message]
+    assert "the Stan program was rewritten" in note[0] and "2 `~` statements" in note[0]
     # The two densities differ by what the `~` statements dropped:
     # -(N + 1)/2 log(2 pi) - log 2 (the prior's scale), here -19.99 nats.
     n = m.data["N"]
     dropped = -(n + 1) / 2 * np.log(2 * np.pi) - np.log(2)
     assert ("%.6g" % dropped) in note[0], (note[0], dropped)
+    assert found[0].value == pytest.approx(dropped, abs=1e-9)
 
 
 def test_normal_tilde_form_without_rewrite_shows_the_fix(normal):
@@ -176,9 +179,10 @@ def test_sampler_statistics_warn(eight_schools):
     m, fit, _ = eight_schools
     with pytest.warns(gbs.SamplerWarning, match=r"transitions stopped at the maximum tree depth"):
         res = gbs.from_stan(fit, m, seed=4, max_depth=2)
-    assert res.n_sampler_warnings >= 1
-    with pytest.raises(gbs.GbsWarningError, match="maximum tree depth"):
+    assert len(res.found("tree-depth")) == 1 and not res.found("divergences")
+    with pytest.raises(gbs.GbsWarningError, match="maximum tree depth") as err:
         gbs.from_stan(fit, m, seed=4, max_depth=2, strict=True)
+    assert err.value.check == "tree-depth"
 
 
 def test_saved_warmup_is_left_out():

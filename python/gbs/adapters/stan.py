@@ -13,9 +13,9 @@ What a user would otherwise write by hand:
    draws, as they must.
 
 PyStan's model methods are HTTP requests to an httpstan server started
-for each call (about 2 ms a call, measured); the same functions of the
-compiled model, which httpstan loads from its cache, cost about 40 us a
-point for a small data set. The compiled module is used when it can be
+for each call (milliseconds a call); the same functions of the compiled
+model, which httpstan loads from its cache, cost tens of microseconds a
+point for a small data set (bench/stan_adapter.py). The compiled module is used when it can be
 loaded, PyStan's methods otherwise. Either way every call rebuilds the
 model from its data (httpstan's design), so a call costs more for a
 larger data set.
@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._findings import Finding
 from .._options import check_settings
 from ..evidence import estimate
 from ..result import Result
@@ -47,8 +48,7 @@ from ._stan_program import Rewrite, StanProgramError, parameter_names, rewrite a
 
 __all__ = ["from_stan", "StanDensity", "StanProgramError", "REWRITE_CHECK"]
 
-# The check ID of the note that the program was rewritten (a typed
-# finding once Result.findings exists: rewrite_note says it once).
+# The check ID of the finding that the program was rewritten.
 REWRITE_CHECK = "stan-rewrite"
 
 # The two log densities, the program's and the rewritten one's, may
@@ -62,9 +62,9 @@ CONSTANT_ATOL = 1e-6
 CONSTANT_RTOL = 1e-12
 
 
-def rewrite_note(rw: Rewrite, constant: float) -> str:
-    """The Result's note that the program was rewritten (check
-    REWRITE_CHECK)."""
+def rewrite_note(rw: Rewrite, constant: float) -> Finding:
+    """The Result's note (information, check REWRITE_CHECK) that the
+    program was rewritten, with the constant the two densities differ by."""
     what = []
     if rw.statements:
         n = len(rw.statements)
@@ -72,10 +72,12 @@ def rewrite_note(rw: Rewrite, constant: float) -> str:
     if rw.calls:
         n = len(rw.calls)
         what.append("%d `_lupdf`/`_lupmf` call%s as `_lpdf`/`_lpmf`" % (n, "s" * (n > 1)))
-    return ("the Stan program was rewritten (%s) so that its log density keeps the constants ln Z "
-            "needs; the copy was built, its log density differs from the program's by %.6g on "
-            "every draw, as it must, and ln Z is that of the copy (Result.source['program_code'])"
-            % (" and ".join(what), constant))
+    return Finding(REWRITE_CHECK, "info",
+                   "the Stan program was rewritten (%s) so that its log density keeps the constants "
+                   "ln Z needs; the copy was built, its log density differs from the program's by "
+                   "%.6g on every draw, as it must, and ln Z is that of the copy "
+                   "(Result.source['program_code'])" % (" and ".join(what), constant),
+                   value=constant)
 
 
 def from_stan(fit: Any, model: Any, *, rewrite: bool = True, max_depth: int = 10,
@@ -192,13 +194,12 @@ def from_stan(fit: Any, model: Any, *, rewrite: bool = True, max_depth: int = 10
         x.shape[0] * x.shape[1], None if diverging is None else diverging[:, sl] > 0,
         None if depth is None else depth[:, sl] >= int(max_depth))
     if strict:
-        _warnings.refuse(health, _warnings.SamplerWarning)
+        _warnings.refuse(health)
     res: Result = density.serve(lambda: estimate(density.batch, x, lp, settings, ncall,
                                                  labels=density.labels, desc="gbs.from_stan"))
-    res.warnings = health + res.warnings
-    res.n_sampler_warnings += len(health)
+    res.add_findings(health)
     if note is not None:
-        res.info.append(note)
+        res.add_findings([note])
     res.source = {"lp": lp_source, "var_names": list(names), "draws": (nc, nd),
                   "model_name": density.model.model_name, "rewritten": rw.changed,
                   "program_code": density.model.program_code, "calls": density.calls}
