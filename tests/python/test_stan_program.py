@@ -222,3 +222,20 @@ def test_distribution_tables_match_stanc():
             assert name in CONTINUOUS and name not in DISCRETE, name
             seen += 1
     assert seen > 60
+
+
+def test_constant_check():
+    """The rewritten density may differ from the program's by one constant
+    only (to rounding); a spread means the draws are not the rewritten
+    model's, and is an error showing the statements."""
+    import numpy as np
+    from gbs.adapters.stan import CONSTANT_ATOL, _check_constant
+    rw = rewrite(model("  if (mu > 0) y ~ normal(mu, 1); else y ~ student_t(3, mu, 1);"))
+    rng = np.random.default_rng(0)
+    old = rng.normal(-1e4, 50, size=(4, 100))
+    c = _check_constant(old - 19.99 + rng.uniform(-1, 1, old.shape) * 0.5 * CONSTANT_ATOL, old, rw)
+    assert c == pytest.approx(-19.99, abs=1e-6)
+    branch = old - np.where(old > -1e4, 18.4, 19.99)  # two constants, one per branch
+    with pytest.raises(StanProgramError, match=r"varies by 1.59 nats(.|\n)*line 5: y ~ normal\(mu, 1\);") as err:
+        _check_constant(branch, old, rw)
+    assert "target += student_t_lpdf(y | 3, mu, 1);" in str(err.value)

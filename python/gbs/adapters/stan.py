@@ -495,11 +495,19 @@ class StanDensity:
         Which functions evaluate it: ``"httpstan module"`` (the compiled
         model in this process) or ``"PyStan model methods"`` (HTTP).
 
+    Stan's autodiff runs only on the thread that built the model, and gbs
+    calls its callbacks from threads of its own: run a gbs function that
+    calls the density inside :meth:`serve`, which evaluates it on this
+    thread (called from another thread outside it, the density raises
+    RuntimeError).
+
     Examples
     --------
-    >>> density = StanDensity(model)                      # doctest: +SKIP
-    >>> x0 = density.unconstrain({"mu": 0.0, "tau": 1.0})  # doctest: +SKIP
-    >>> gbs.sample(density.log_prob_and_grad, x0)           # doctest: +SKIP
+    >>> density = StanDensity(model)                                      # doctest: +SKIP
+    >>> x0 = density.unconstrain({"mu": 0.0, "tau": 1.0, "theta": np.zeros(8)})  # doctest: +SKIP
+    >>> draws = density.serve(lambda: gbs.sample(density.log_prob_and_grad, x0))  # doctest: +SKIP
+    >>> res = density.serve(lambda: gbs.evidence(density.log_prob, draws,          # doctest: +SKIP
+    ...                                          vectorize=True))
     """
 
     def __init__(self, model: Any, rewrite: bool = True, names: Optional[Sequence[str]] = None):
