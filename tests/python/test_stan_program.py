@@ -239,3 +239,18 @@ def test_constant_check():
     with pytest.raises(StanProgramError, match=r"varies by 1.59 nats(.|\n)*line 5: y ~ normal\(mu, 1\);") as err:
         _check_constant(branch, old, rw)
     assert "target += student_t_lpdf(y | 3, mu, 1);" in str(err.value)
+
+
+def test_pystan_call_inside_a_running_event_loop_says_what_to_do():
+    """As in Jupyter without nest_asyncio: a clear error with the fix."""
+    import asyncio
+    from gbs.adapters.stan import _run
+    if getattr(asyncio, "_nest_patched", False):
+        pytest.skip("nest_asyncio is applied in this process")
+
+    async def inside():
+        return _run(lambda: 1)
+
+    with pytest.raises(RuntimeError, match=r"nest_asyncio.apply\(\)"):
+        asyncio.run(inside())
+    assert _run(lambda: 1) == 1

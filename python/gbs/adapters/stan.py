@@ -15,7 +15,7 @@ What a user would otherwise write by hand:
 PyStan's model methods are HTTP requests to an httpstan server started
 for each call (milliseconds a call); the same functions of the compiled
 model, which httpstan loads from its cache, cost tens of microseconds a
-point for a small data set (bench/stan_adapter.py). The compiled module is used when it can be
+point for a small data set. The compiled module is used when it can be
 loaded, PyStan's methods otherwise. Either way every call rebuilds the
 model from its data (httpstan's design), so a call costs more for a
 larger data set.
@@ -447,16 +447,14 @@ class _Server:
 
 
 def _run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """A PyStan call (an event loop of its own), with the fix in the
-    error when an event loop already runs (Jupyter without nest_asyncio)."""
-    try:
-        return fn(*args, **kwargs)
-    except RuntimeError as exc:
-        if "event loop" in str(exc) and _loop_running():
-            raise RuntimeError("PyStan cannot run inside a running event loop (Jupyter): call "
-                               "`import nest_asyncio; nest_asyncio.apply()` first (pip install "
-                               "nest-asyncio)") from exc
-        raise
+    """A PyStan call, which runs an event loop of its own: refused with
+    the fix when one already runs unpatched (Jupyter without
+    nest_asyncio), where asyncio would refuse it less clearly."""
+    if _loop_running() and not getattr(asyncio, "_nest_patched", False):
+        raise RuntimeError("PyStan cannot run inside a running event loop (Jupyter): call "
+                           "`import nest_asyncio; nest_asyncio.apply()` first (pip install "
+                           "nest-asyncio)")
+    return fn(*args, **kwargs)
 
 
 def _loop_running() -> bool:
@@ -663,7 +661,16 @@ def _build(model: Any, code: str) -> Any:
     """stan.build of ``code`` with ``model``'s data and seed; the same
     parameters, or an error."""
     import stan
-    built = _run(stan.build, code, data=model.data, random_seed=model.random_seed)
+    try:
+        built = _run(stan.build, code, data=model.data, random_seed=model.random_seed)
+    except (ValueError, RuntimeError) as exc:
+        if _loop_running() and not getattr(asyncio, "_nest_patched", False):
+            raise  # _run's advice
+        raise StanProgramError("gbs.from_stan rewrote the program's `~` statements as `target +=`, "
+                               "but PyStan could not build the copy (%s); write them with "
+                               "`target +=` yourself" % (exc,)) from exc
+    if built is None:  # stan.build returns None on Ctrl-C
+        raise KeyboardInterrupt
     if tuple(built.param_names) != tuple(model.param_names) or \
             [list(d) for d in built.dims] != [list(d) for d in model.dims]:
         raise StanProgramError("the rewritten program has other variables (%s) than the "
