@@ -57,7 +57,8 @@ def test_index_page(html_dir):
     assert "Bayesian evidence" in text and "pip install ." in text
     assert "no release has been published yet" in text
     for page in ("api/evidence.html", "api/comparison.html", "api/result.html", "diagnostics.html",
-                 "c.html", "examples/emcee_evidence.html", "examples/pymc_evidence.html"):
+                 "c.html", "examples/emcee_evidence.html", "examples/pymc_evidence.html",
+                 "stan.html", "examples/stan_evidence.html"):
         assert os.path.isfile(os.path.join(html_dir, page)), page
 
 
@@ -233,7 +234,8 @@ def test_benchmark_tables_are_the_report_of_bench_results():
 def test_notebooks_render_with_their_outputs(html_dir):
     # Rendered from the outputs stored in examples/*.ipynb (never executed
     # by the build): the summary text and the figure.
-    for page, phrase in (("emcee_evidence.html", "ln Z ="), ("pymc_evidence.html", "in favour of")):
+    for page, phrase in (("emcee_evidence.html", "ln Z ="), ("pymc_evidence.html", "in favour of"),
+                         ("stan_evidence.html", "within 3 sigma: True")):
         with open(os.path.join(html_dir, "examples", page), encoding="utf-8") as f:
             raw = f.read()
         assert "<img" in raw and phrase in html.unescape(raw), page
