@@ -11,8 +11,9 @@ import "C"
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"unsafe"
+
+	seedpkg "github.com/gbs-evidence/gbs/internal/seed"
 
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/internal/memlimit"
@@ -96,7 +97,7 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 			}
 			lq = make([]float64, n)
 		}
-		q.Sample(out, lq, rand.New(rand.NewPCG(uint64(seed), proposalSampleStream)))
+		q.Sample(out, lq, seedpkg.New(uint64(seed), proposalSampleStream))
 		return nil
 	})
 }

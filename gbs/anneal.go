@@ -5,6 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/gbs-evidence/gbs/internal/seed"
 )
 
 // The annealed bridge: where q and p barely overlap (few draws for the
@@ -419,7 +423,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 			xR = append(xR, h.use[idx*d:(idx+1)*d]...)
 			lpR = append(lpR, r.useLogP[idx])
 		}
-		rng := rand.New(rand.NewPCG(e.cfg.Seed, streams[i]))
+		rng := seed.New(e.cfg.Seed, streams[i])
 		wF, wR, err := e.annealRun(qs[i], plan, annealParticles, xR, lpR, rng)
 		if err != nil {
 			return false, fmt.Errorf("%w (in the annealed bridge)", err)
@@ -438,7 +442,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 		}
 		est.re2P *= tf
 		est.tau = tf
-		vF, vR := variance(wF), variance(wR)
+		vF, vR := stat.Variance(wF, nil), stat.Variance(wR, nil)
 		e.logf("annealed bridge, pass %d: K = %d, ln Z = %.6f ± %.4f (direct %.6f ± %.4f), Var W_F %.3g, W_R %.3g",
 			i+1, plan.steps(), est.logZ, math.Sqrt(est.re2P+est.re2Q), r.est.logZ, math.Sqrt(r.est.re2P+r.est.re2Q), vF, vR)
 		r.est = est
@@ -462,18 +466,6 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 	}
 	e.inform(CheckAnneal, "%s", msg)
 	return true, nil
-}
-
-func variance(x []float64) float64 {
-	var m, v float64
-	for _, a := range x {
-		m += a
-	}
-	m /= float64(len(x))
-	for _, a := range x {
-		v += (a - m) * (a - m)
-	}
-	return v / float64(max(len(x)-1, 1))
 }
 
 // maybeAnneal runs the annealed bridge on the direct passes when the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -185,13 +186,7 @@ func outlierChains(st quantityStats) []int {
 }
 
 func medianOf(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return mcmc.Quantile(s, 0.5)
+	return mcmc.Quantile(slices.Sorted(slices.Values(x)), 0.5)
 }
 
 // Unmixed applies the convergence warnings' rule (CheckRHat, CheckESS)

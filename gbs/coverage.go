@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/flow"
 )
 
@@ -273,7 +275,7 @@ func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
 	if n < 1 {
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(e.cfg.Seed, coverageStream(drawStream)))
+	rng := seed.New(e.cfg.Seed, coverageStream(drawStream))
 	d := cp.d
 	z := make([]float64, n*d)
 	for i := range z {
@@ -483,7 +485,7 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	for i, cp := range e.covPools {
 		tau += cp.tau / float64(len(e.covPools))
 		// The chains' own stream, one per pass.
-		cp.run(t, rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, streamCoverage), uint64(i))))
+		cp.run(t, seed.New(seed.Derive(e.cfg.Seed, streamCoverage), uint64(i)))
 	}
 	if t.total == 0 {
 		return st, t

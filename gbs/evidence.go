@@ -3,6 +3,8 @@ package gbs
 import (
 	"context"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 
 	"fmt"
@@ -13,9 +15,9 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 )
 
-// Random streams derived from Settings.Seed, one per purpose, so that
-// changing one stage (say, n_q) does not change the draws of another.
-// The second pass of cross-fitting has streams of its own.
+// Random streams of Settings.Seed (internal/seed), one per purpose, so
+// that changing one stage (say, n_q) does not change the draws of
+// another. The second pass of cross-fitting has streams of its own.
 const (
 	streamFit = iota + 1
 	streamDraws
@@ -179,7 +181,7 @@ func (e *estimation) fitProposal(x []float64, stream uint64) (Proposal, error) {
 // fitProposalFindings is fitProposal returning the fit's warnings as
 // findings.
 func (e *estimation) fitProposalFindings(x []float64, stream uint64) (Proposal, []Finding, error) {
-	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, stream))
+	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, seed.Derive(e.cfg.Seed, stream))
 	if err != nil {
 		return nil, nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
 	}
@@ -225,15 +227,6 @@ func (t *target) logp(dst, x, known []float64) error {
 		dst[i] = logAddExp(dst[i], v) - math.Ln2
 	}
 	return nil
-}
-
-// deriveSeed mixes a stream number into a seed (splitmix64 finalizer), so
-// that nearby seeds give unrelated streams.
-func deriveSeed(seed, stream uint64) uint64 {
-	z := seed + stream*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
 
 func logAddExp(a, b float64) float64 {
@@ -471,7 +464,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	r.useLogP, r.q = lp, q
 	tauP := e.posteriorTau(a, h.nchains)
 	r.tauP = tauP
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
+	pd := &proposalDraws{q: q, rng: seed.New(e.cfg.Seed, drawStream), tgt: tgt}
 	if r.cov = e.newCoveragePool(q, h, lp, tauP, warp); r.cov != nil {
 		pd.observe = r.cov.observe
 	}
@@ -671,7 +664,7 @@ func (e *estimation) importance() error {
 	if nq == 0 {
 		nq = len(x) / d
 	}
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, streamDraws)), tgt: &target{ev: e.ev}}
+	pd := &proposalDraws{q: q, rng: seed.New(e.cfg.Seed, streamDraws), tgt: &target{ev: e.ev}}
 	if err := pd.extend(nq, d); err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	seedpkg "github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/nuts"
 )
@@ -88,6 +90,14 @@ type GlobalSettings struct {
 	// the pipeline's seed and the stage.
 	Flow *flow.Settings
 }
+
+// The pipeline's random streams of the sampler's seed (internal/seed):
+// the dispersed starts, and the flow fitted after each warm-up stage
+// (stage k uses streamGlobalFit+k).
+const (
+	streamStarts    = 1
+	streamGlobalFit = 1 << 32
+)
 
 // Defaults of GlobalSettings.
 const (
@@ -171,8 +181,7 @@ func (g *GlobalSettings) nutsGlobal(d int, seed uint64, lower, upper []float64) 
 			pooled = append(pooled, c...)
 		}
 		set := fs
-		// One stream per stage, unrelated to the evidence's.
-		set.Seed = seed ^ (0x51ab1e + uint64(stage)*0x9e3779b97f4a7c15)
+		set.Seed = seedpkg.Derive(seed, streamGlobalFit+uint64(stage))
 		f, err := flow.Fit(pooled, d, nil, &set)
 		if err != nil {
 			return nil, err
@@ -246,7 +255,7 @@ func dispersedStarts(chains int, lower, upper []float64, seed uint64) [][]float6
 			return nil
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, 0xd15e))
+	rng := seedpkg.New(seed, streamStarts)
 	out := make([][]float64, chains)
 	for c := range out {
 		out[c] = make([]float64, len(lower))
