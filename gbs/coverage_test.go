@@ -281,9 +281,9 @@ func TestCoverageCoveredNote(t *testing.T) {
 		t.Errorf("no coverage note (frac %.3g, limit %.3g): %q",
 			res.Diagnostics.CoverageFrac, res.Diagnostics.CoverageLimit, res.Info())
 	}
-	// With q's sd 1.05 the error bar is smaller (0.001) than the shift
-	// (0.0013): a warning that says so.
-	res = truncatedNormal(t, 4, 8000, -2.5, 1.05, -3)
+	// With q's sd 1.05 and 32000 draws the error bar (0.0005) is smaller
+	// than the shift (about 0.0009): a warning that says so.
+	res = truncatedNormal(t, 4, 32000, -2.5, 1.05, -3)
 	if !res.Warns(gbs.CheckCoverage) || !(res.Diagnostics.CoverageCovered > 1) {
 		t.Errorf("q's sd 1.05: covered %.3g, warnings %q: want the shift (ln Z high) beyond the error bar", res.Diagnostics.CoverageCovered, res.Warnings())
 	}
