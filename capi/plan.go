@@ -85,8 +85,8 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 		if err != nil {
 			return err
 		}
-		independent, ensemble := drawsKind(o.independent)
-		s := &gbs.Samples{Dim: int(d), Chains: splitRows(in, int(nChains)), Independent: independent, Ensemble: ensemble, NCall: int64(o.ncall)}
+		kind := drawsKind(o.independent)
+		s := &gbs.Samples{Dim: int(d), Chains: splitRows(in, int(nChains)), Kind: kind, NCall: int64(o.ncall)}
 		q, err := gbs.FittedProposal(s, &set)
 		if err != nil {
 			return err

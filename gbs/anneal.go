@@ -59,21 +59,6 @@ import (
 // the works has a small, reliable error. Each crossing costs K - 1
 // log-density calls.
 
-// Anneal says when Evidence uses the annealed bridge (bridge method only).
-type Anneal int
-
-const (
-	// AnnealAuto uses the annealed bridge only when the direct bridge's
-	// diagnostics say it is unreliable: in a cross-fitting pass, the
-	// Pareto k̂ of both p/q at the proposal draws and q/p at the
-	// posterior draws exceed 1 (where neither ratio has a finite mean).
-	AnnealAuto Anneal = iota
-	// AnnealOff never anneals: the direct bridge alone, as in Jia &
-	// Seljak (2019).
-	AnnealOff
-	// AnnealOn always anneals (when the proposal has a latent space).
-	AnnealOn
-)
 
 // LatentProposal is a proposal that is the push-forward x = T(z) of a
 // standard normal z, with T and its inverse available (a flow.Flow is
@@ -313,9 +298,9 @@ func logPhiSum(z []float64) float64 {
 // log density are not annealed.
 func (e *estimation) wantAnneal(passes ...bridgePass) (bool, string) {
 	switch e.cfg.Anneal {
-	case AnnealOff:
+	case Off:
 		return false, ""
-	case AnnealOn:
+	case On:
 		return true, "requested (Settings.Anneal)"
 	}
 	// The path is for q and p far apart because the draws are few for

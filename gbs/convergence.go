@@ -122,7 +122,7 @@ func (e *estimation) diagnoseConvergence() {
 		if excess > worstR {
 			worstR, worstRWhere, worstStats = excess, k, st
 		}
-		if z := st.burnInZ; !s.Independent && math.Abs(z) > worstB {
+		if z := st.burnInZ; s.Kind != IndependentDraws && math.Abs(z) > worstB {
 			worstB = math.Abs(z)
 			e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
 		}

@@ -80,7 +80,7 @@ func copyGroups(s *Samples) (groups [][]int, exact bool, maxCorr float64) {
 		}
 		byHash[h] = append(byHash[h], c)
 	}
-	if m >= copyMinDraws && nc <= copyMaxChains && !s.Independent {
+	if m >= copyMinDraws && nc <= copyMaxChains && s.Kind != IndependentDraws {
 		steps := chainSteps(s)
 		maxCorr = math.Inf(-1)
 		for i := 0; i < nc; i++ {

@@ -160,7 +160,7 @@ func (cp *coveragePool) bridgeF(lw float64) float64 {
 // (coverageRun). It returns nil when the check is off (or the method is
 // not Bridge).
 func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau float64, warp bool) *coveragePool {
-	if e.cfg.NoCoverageCheck || e.cfg.Method != Bridge || warp {
+	if e.cfg.CoverageCheck == Off || e.cfg.Method != Bridge || warp {
 		return nil
 	}
 	d := e.s.Dim
@@ -171,7 +171,7 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 		cp.lo[k], cp.hi[k] = math.Inf(1), math.Inf(-1)
 	}
 	all := [][]float64{h.use}
-	if !e.cfg.NoCrossFit {
+	if e.cfg.CrossFit != Off {
 		all = e.s.Chains
 	}
 	for _, c := range all {
@@ -491,7 +491,7 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 		return st, t
 	}
 	st.neff = float64(n)
-	if !e.s.Independent {
+	if e.s.Kind != IndependentDraws {
 		st.neff /= math.Max(tau, 1)
 	}
 	// The chains' steps cluster: a chain stays at a point of high p/q for

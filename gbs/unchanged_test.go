@@ -19,7 +19,7 @@ type unchangedCase struct {
 	name   string
 	p      *problems.Problem
 	chains int  // draws split into this many chains, with their log p given
-	iid    bool // Samples.Independent
+	iid    bool // independent draws
 	want   float64
 }
 
@@ -41,7 +41,7 @@ func TestEstimateUnchangedByDiagnostics(t *testing.T) {
 		const n = 4000
 		x := make([]float64, n*p.Dim)
 		p.Sample(x, rand.New(rand.NewPCG(7, 0)))
-		s := &gbs.Samples{Dim: p.Dim, Independent: tc.iid}
+		s := &gbs.Samples{Dim: p.Dim, Kind: map[bool]gbs.DrawsKind{false: gbs.MCMCChains, true: gbs.IndependentDraws}[tc.iid]}
 		m := n / tc.chains
 		for c := 0; c < tc.chains; c++ {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])

@@ -133,9 +133,9 @@ func (cfg *config) globalSettings() pipeline.GlobalSettings {
 	g := pipeline.GlobalSettings{StageIters: cfg.globalStageIters, Moves: cfg.globalMoves}
 	switch cfg.global {
 	case "on":
-		g.Mode = pipeline.GlobalOn
+		g.Mode = gbs.On
 	case "off":
-		g.Mode = pipeline.GlobalOff
+		g.Mode = gbs.Off
 	}
 	return g
 }

@@ -203,7 +203,7 @@ func run(src source, seed uint64) Run {
 		x := src.draws(seed)
 		const chains = 8
 		m := len(x) / p.Dim / chains
-		s := &gbs.Samples{Dim: p.Dim, Independent: true}
+		s := &gbs.Samples{Dim: p.Dim, Kind: gbs.IndependentDraws}
 		for c := range chains {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
 		}

@@ -70,7 +70,7 @@ type Run struct {
 var (
 	noShrink   bool
 	klDraws    int
-	annealMode gbs.Anneal
+	annealMode gbs.Switch
 	annealFlag *string
 )
 
@@ -102,11 +102,11 @@ func main() {
 
 	switch *annealFlag {
 	case "auto":
-		annealMode = gbs.AnnealAuto
+		annealMode = gbs.Auto
 	case "off":
-		annealMode = gbs.AnnealOff
+		annealMode = gbs.Off
 	case "on":
-		annealMode = gbs.AnnealOn
+		annealMode = gbs.On
 	default:
 		fail(fmt.Errorf("-anneal %q: want auto, off or on", *annealFlag))
 	}
