@@ -293,10 +293,10 @@ func evidenceCallArgs(logp C.gbs_log_density_fn, samples *C.double, nChains, nDr
 	}
 	kind := drawsKind(o.independent)
 	s := &gbs.Samples{
-		Dim:         int(d),
-		Chains:      splitRows(x, int(nChains)),
-		Kind:        kind,
-		NCall:       int64(o.ncall),
+		Dim:    int(d),
+		Chains: splitRows(x, int(nChains)),
+		Kind:   kind,
+		NCall:  int64(o.ncall),
 	}
 	if lp != nil {
 		s.LogP = splitRows(lp, int(nChains))

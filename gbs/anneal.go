@@ -59,7 +59,6 @@ import (
 // the works has a small, reliable error. Each crossing costs K - 1
 // log-density calls.
 
-
 // LatentProposal is a proposal that is the push-forward x = T(z) of a
 // standard normal z, with T and its inverse available (a flow.Flow is
 // one). The annealed bridge moves its particles in z.

@@ -493,6 +493,8 @@ class StanDensity:
         Which functions evaluate it: ``"httpstan module"`` (the compiled
         model in this process) or ``"PyStan model methods"`` (HTTP).
 
+    Notes
+    -----
     Stan's autodiff runs only on the thread that built the model, and gbs
     calls its callbacks from threads of its own: run a gbs function that
     calls the density inside :meth:`serve`, which evaluates it on this
