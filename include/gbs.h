@@ -976,6 +976,7 @@ int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user,
 #define GBS_CHECK_PROPOSAL_FIT 23       /* the proposal's fit */
 #define GBS_CHECK_STAN_REWRITE 24       /* Stan's ~ statements rewritten */
 #define GBS_CHECK_ENSEMBLE_SAMPLER 25   /* the ensemble sampler's warnings */
+#define GBS_CHECK_MISSED_MODE 27        /* a mode of p no draw visited */
 
 /* What a finding is about (gbs_finding.kind). */
 #define GBS_KIND_DRAWS 1    /* a warning about the draws */
