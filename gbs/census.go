@@ -60,7 +60,7 @@ const (
 
 // censusSearchCalls is the log-density budget of one local search in d
 // dimensions.
-func censusSearchCalls(d int) int { return min(40*(d+1), 1000) }
+func censusSearchCalls(d int) int { return min(40*(d+1), 600) }
 
 // MissedMode is a local maximum of log p that the mode census found where
 // neither the draws nor the proposal reach (Diagnostics.CensusModes).
@@ -230,7 +230,19 @@ func (c *census) run(rng *rand.Rand) ([]MissedMode, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.logRatio(x, fx) < censusLogRatio || c.near(x, found, hessians) {
+		r := c.logRatio(x, fx)
+		c.e.logf("mode census: a search ended at log p = %.6g, ln(p/Z) - ln q = %.3g", fx, r)
+		if r < censusLogRatio || c.near(x, found, hessians) {
+			continue
+		}
+		// Curvature along the axes alone (4d calls, before the Hessian's
+		// 2d²) rules out a point that is no maximum, or that a draw lies
+		// within the region of.
+		_, diag, ok, err := c.axes(x, fx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !positiveDiagonal(diag) || c.drawNear(x, diag) {
 			continue
 		}
 		m, a, ok, err := c.laplace(x, fx)
@@ -541,17 +553,23 @@ func (c *census) laplace(x []float64, lp float64) (MissedMode, *mat.SymDense, bo
 	}
 }
 
-// hessian returns the gradient and minus the Hessian of log p at x by
-// central differences, with steps about a tenth of the mode's width in
-// each coordinate (set from a first pass along the axes). ok is false
+// axes returns the gradient of log p at x by central differences and
+// minus its second derivatives along the axes (a diagonal matrix), with
+// steps about a tenth of the mode's width in each coordinate, set from a
+// first pass at a thousandth of the box; h are the steps. ok is false
 // when a step leaves the support.
-func (c *census) hessian(x []float64, lp float64) (g []float64, a *mat.SymDense, ok bool, err error) {
+func (c *census) axes(x []float64, lp float64) (g []float64, a *mat.SymDense, ok bool, err error) {
+	g, a, _, ok, err = c.axesSteps(x, lp)
+	return g, a, ok, err
+}
+
+func (c *census) axesSteps(x []float64, lp float64) (g []float64, a *mat.SymDense, h []float64, ok bool, err error) {
 	d := c.d
-	h := make([]float64, d)
+	h = make([]float64, d)
 	for j := range h {
 		h[j] = 1e-3 * (c.hi[j] - c.lo[j])
 	}
-	axes := func() ([]float64, bool, error) {
+	along := func() ([]float64, bool, error) {
 		pts := make([]float64, 0, 2*d*d)
 		for j := range d {
 			for _, sgn := range []float64{1, -1} {
@@ -562,9 +580,9 @@ func (c *census) hessian(x []float64, lp float64) (g []float64, a *mat.SymDense,
 		}
 		return c.evalAll(pts)
 	}
-	v, ok, err := axes()
+	v, ok, err := along()
 	if err != nil || !ok {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
 	for j := range d {
 		curv := -(v[2*j] - 2*lp + v[2*j+1]) / (h[j] * h[j])
@@ -573,8 +591,8 @@ func (c *census) hessian(x []float64, lp float64) (g []float64, a *mat.SymDense,
 			h[j] = math.Min(math.Max(0.1/math.Sqrt(curv), 1e-7*w), 1e-2*w)
 		}
 	}
-	if v, ok, err = axes(); err != nil || !ok {
-		return nil, nil, false, err
+	if v, ok, err = along(); err != nil || !ok {
+		return nil, nil, nil, false, err
 	}
 	g = make([]float64, d)
 	a = mat.NewSymDense(d, nil)
@@ -582,8 +600,17 @@ func (c *census) hessian(x []float64, lp float64) (g []float64, a *mat.SymDense,
 		g[j] = (v[2*j] - v[2*j+1]) / (2 * h[j])
 		a.SetSym(j, j, -(v[2*j]-2*lp+v[2*j+1])/(h[j]*h[j]))
 	}
-	if d == 1 {
-		return g, a, true, nil
+	return g, a, h, true, nil
+}
+
+// hessian returns the gradient and minus the Hessian of log p at x by
+// central differences, the steps set by axesSteps. ok is false when a
+// step leaves the support.
+func (c *census) hessian(x []float64, lp float64) (g []float64, a *mat.SymDense, ok bool, err error) {
+	d := c.d
+	g, a, h, ok, err := c.axesSteps(x, lp)
+	if err != nil || !ok || d == 1 {
+		return g, a, ok, err
 	}
 	var pts []float64
 	for i := range d {
@@ -670,6 +697,17 @@ func (c *census) near(x []float64, found []MissedMode, a []*mat.SymDense) bool {
 		}
 	}
 	return false
+}
+
+// positiveDiagonal reports whether every diagonal entry of a is
+// positive: log p curves down along every axis, as at a maximum.
+func positiveDiagonal(a *mat.SymDense) bool {
+	for j := range a.SymmetricDim() {
+		if !(a.At(j, j) > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // mahalanobis2 is uᵀAu.
