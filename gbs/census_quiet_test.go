@@ -2,8 +2,10 @@ package gbs_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/gbs"
@@ -57,4 +59,45 @@ func boxedGaussian() *problems.Problem {
 	}
 	p.Lower, p.Upper = lo, hi
 	return p
+}
+
+// TestMeasureCensusFalseAlarms counts the mode census's findings (every
+// one a false alarm) on exact draws of bounded targets with every mode
+// visited, laid out as 4 chains of 1000 draws, at seeds no other test
+// uses, with the census's log-density calls. Skipped unless GBS_MEASURE
+// is set; GBS_REPS sets the seeds per target (default 16):
+//
+//	GBS_MEASURE=1 GBS_REPS=16 go test -run TestMeasureCensusFalseAlarms -v ./gbs/
+func TestMeasureCensusFalseAlarms(t *testing.T) {
+	if os.Getenv("GBS_MEASURE") == "" {
+		t.Skip("set GBS_MEASURE=1 to run")
+	}
+	reps := 16
+	if v := os.Getenv("GBS_REPS"); v != "" {
+		fmt.Sscan(v, &reps)
+	}
+	const chains, draws = 4, 1000
+	for _, p := range []*problems.Problem{boxedGaussian(), problems.TwoModesN(4), problems.Funnel(), problems.Banana(), problems.Cauchy()} {
+		found, calls := 0, 0
+		for rep := range reps {
+			seed := uint64(973000 + rep)
+			rng := rand.New(rand.NewPCG(seed, 5))
+			s := &gbs.Samples{Dim: p.Dim}
+			for range chains {
+				x := make([]float64, draws*p.Dim)
+				p.Sample(x, rng)
+				s.Chains = append(s.Chains, x)
+			}
+			res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper})
+			if err != nil {
+				t.Fatalf("%s: %v", p.Name, err)
+			}
+			if len(res.Found(gbs.CheckMissedMode)) > 0 {
+				found++
+				t.Logf("%s seed %d: %v", p.Name, seed, res.Found(gbs.CheckMissedMode))
+			}
+			calls += res.Diagnostics.CensusCalls
+		}
+		t.Logf("%s: missed-mode findings in %d of %d runs; census calls %d per run", p.Name, found, reps, calls/reps)
+	}
 }
