@@ -236,13 +236,15 @@ func (c *census) run(rng *rand.Rand) ([]MissedMode, error) {
 			continue
 		}
 		// Curvature along the axes alone (4d calls, before the Hessian's
-		// 2d²) rules out a point that is no maximum, or that a draw lies
+		// 2d²) rules out a point that is no maximum (log p curving up, or
+		// a Newton step along the axes that would raise it by more than d
+		// nats: a search that stopped on a slope), or that a draw lies
 		// within the region of.
-		_, diag, ok, err := c.axes(x, fx)
+		g, diag, ok, err := c.axes(x, fx)
 		if err != nil {
 			return nil, err
 		}
-		if !ok || !positiveDiagonal(diag) || c.drawNear(x, diag) {
+		if !ok || !positiveDiagonal(diag) || diagonalRise(g, diag) > float64(d) || c.drawNear(x, diag) {
 			continue
 		}
 		m, a, ok, err := c.laplace(x, fx)
@@ -697,6 +699,16 @@ func (c *census) near(x []float64, found []MissedMode, a []*mat.SymDense) bool {
 		}
 	}
 	return false
+}
+
+// diagonalRise is ½ Σ g_j²/A_jj, the rise of log p to the maximum of
+// its quadratic model along the axes.
+func diagonalRise(g []float64, a *mat.SymDense) float64 {
+	var r float64
+	for j, v := range g {
+		r += 0.5 * v * v / a.At(j, j)
+	}
+	return r
 }
 
 // positiveDiagonal reports whether every diagonal entry of a is
