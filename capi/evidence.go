@@ -32,6 +32,13 @@ var annealCodes = [...]C.int32_t{
 	gbs.On:   C.GBS_ANNEAL_ON,
 }
 
+// censusCodes lists the GBS_MODE_CENSUS_* codes by gbs.Switch.
+var censusCodes = [...]C.int32_t{
+	gbs.Auto: C.GBS_MODE_CENSUS_AUTO,
+	gbs.Off:  C.GBS_MODE_CENSUS_OFF,
+	gbs.On:   C.GBS_MODE_CENSUS_ON,
+}
+
 // offSwitch is the Switch of an auto/off option code read by offCode.
 func offSwitch(off bool) gbs.Switch {
 	if off {
@@ -72,6 +79,10 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if err != nil {
 		return gbs.Settings{}, err
 	}
+	census, err := codeIndex(censusCodes[:], o.mode_census, name+".mode_census", "GBS_MODE_CENSUS_*")
+	if err != nil {
+		return gbs.Settings{}, err
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return gbs.Settings{}, err
@@ -85,6 +96,7 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 		CrossFit:      offSwitch(crossOff),
 		CoverageCheck: offSwitch(coverageOff),
 		Anneal:        gbs.Switch(anneal),
+		ModeCensus:    gbs.Switch(census),
 		Method:        gbs.Method(m),
 		NQ:            int(o.n_q),
 		Seed:          uint64(o.seed),

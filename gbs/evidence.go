@@ -28,6 +28,7 @@ const (
 	streamCoverageSwapped
 	streamAnneal // the annealed bridge's particles and moves
 	streamAnnealSwapped
+	streamCensus // the mode census's points over the box
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -65,6 +66,9 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err := e.estimate(); err != nil {
 		return nil, err
 	}
+	if err := e.runCensus(); err != nil {
+		return nil, err
+	}
 	e.diagnose()
 	e.res.NCall = e.ev.calls
 	e.res.AnnealSteps, e.res.AnnealCalls = e.anneal.steps, e.anneal.calls
@@ -89,6 +93,9 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 		return nil, err
 	}
 	if err := checkBounds(cfg.Lower, cfg.Upper, s); err != nil {
+		return nil, err
+	}
+	if err := checkCensusBox(&cfg); err != nil {
 		return nil, err
 	}
 	if cfg.Names != nil && len(cfg.Names) != s.Dim {
@@ -146,6 +153,9 @@ type estimation struct {
 	cause    string
 	// anneal describes the annealed bridge when it ran (steps 0: not).
 	anneal annealInfo
+	// censusQs are the proposals the estimate used, which the mode
+	// census tests its maxima against.
+	censusQs []Proposal
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -359,6 +369,7 @@ func (e *estimation) bridge(warp bool) error {
 // keepPass records a pass's findings and its data for the diagnostics.
 func (e *estimation) keepPass(r bridgePass) {
 	e.found(r.findings...)
+	e.keepProposal(r.q)
 	e.passes = append(e.passes, r.data)
 	if r.cov != nil {
 		if r.data.signA != nil {
@@ -660,6 +671,7 @@ func (e *estimation) importance() error {
 	if err != nil {
 		return err
 	}
+	e.keepProposal(q)
 	nq := e.cfg.NQ
 	if nq == 0 {
 		nq = len(x) / d
@@ -699,6 +711,7 @@ func (e *estimation) harmonic() error {
 	if err != nil {
 		return err
 	}
+	e.keepProposal(q)
 	np := len(h.use) / d
 	a := make([]float64, np)
 	if h.useLogP != nil {

@@ -116,6 +116,16 @@ type Settings struct {
 	// and cost.
 	Anneal Switch
 
+	// ModeCensus: Auto runs the mode census when Lower and Upper bound
+	// every coordinate (a finite box), On the same but makes a box that
+	// is not finite an error, Off skips it. The census climbs log p from
+	// points spread over the box and from draws of a widened proposal,
+	// looking for modes that no draw visited (check missed-mode,
+	// Diagnostics.CensusModes). It costs a few thousand log-density
+	// calls at small d (census.go states the budget), counted in
+	// Result.NCall.
+	ModeCensus Switch
+
 	// Names optionally names the d coordinates in messages (nil: by
 	// number, "coordinate k"); an adapter passes the model's variable
 	// names, such as "mu" or "theta[3]".
@@ -152,7 +162,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 	for _, sw := range []struct {
 		s    Switch
 		name string
-	}{{out.CrossFit, "CrossFit"}, {out.CoverageCheck, "CoverageCheck"}, {out.Anneal, "Anneal"}} {
+	}{{out.CrossFit, "CrossFit"}, {out.CoverageCheck, "CoverageCheck"}, {out.Anneal, "Anneal"},
+		{out.ModeCensus, "ModeCensus"}} {
 		if err := sw.s.Check("gbs: Settings." + sw.name); err != nil {
 			return out, err
 		}

@@ -38,6 +38,7 @@ class EvidenceSettings:
     cross_fit: bool = True
     coverage_check: bool = True
     anneal: str = "auto"
+    mode_census: str = "auto"
     name: Optional[str] = None  # Result.name
     repetitions: int = 1        # independent proposal sets
 
@@ -48,7 +49,8 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
                    ncall: Optional[int] = None, batch_size: Optional[int] = None,
                    f_err: Optional[float] = None, f_eva: Optional[float] = None,
                    cross_fit: bool = True, coverage_check: bool = True, anneal: str = "auto",
-                   name: Optional[str] = None, repetitions: int = 1) -> EvidenceSettings:
+                   name: Optional[str] = None, repetitions: int = 1,
+                   mode_census: str = "auto") -> EvidenceSettings:
     """The estimator's keyword arguments, checked: a ValueError or
     TypeError naming the argument for a bad one. Adapters pass their
     ``**evidence_kwargs`` here, so an unknown name is a TypeError."""
@@ -56,6 +58,9 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
         raise ValueError("method must be one of %s, not %r" % (", ".join(map(repr, _lib.METHODS)), method))
     if anneal not in _lib.ANNEAL:
         raise ValueError("anneal must be one of %s, not %r" % (", ".join(map(repr, _lib.ANNEAL)), anneal))
+    if mode_census not in _lib.MODE_CENSUS:
+        raise ValueError("mode_census must be one of %s, not %r"
+                         % (", ".join(map(repr, _lib.MODE_CENSUS)), mode_census))
     discard_i = integer(discard, "discard")
     if discard_i < 0:
         raise ValueError("discard must be an integer >= 0, not %r" % (discard,))
@@ -72,7 +77,7 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
         progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
         independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
         f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit),
-        coverage_check=bool(coverage_check), anneal=anneal, name=None if name is None else str(name),
+        coverage_check=bool(coverage_check), anneal=anneal, mode_census=mode_census, name=None if name is None else str(name),
         repetitions=positive_int(repetitions, "repetitions", allow_none=False))
 
 
@@ -104,6 +109,7 @@ class PackedOptions:
         opt.cross_fit = 0 if s.cross_fit else 1
         opt.coverage_check = 0 if s.coverage_check else 1
         opt.anneal = _lib.ANNEAL[s.anneal]
+        opt.mode_census = _lib.MODE_CENSUS[s.mode_census]
         opt.cancel = self.token.handle
         # The library names the coordinates in its messages by labels.
         self.names: Any = None

@@ -35,7 +35,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
              f_eva: Optional[float] = None, cross_fit: bool = True,
              coverage_check: bool = True, anneal: str = "auto", name: Optional[str] = None,
-             repetitions: int = 1, strict: bool = False) -> Result:
+             repetitions: int = 1, strict: bool = False, mode_census: str = "auto") -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -188,6 +188,16 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         as at d = 1000 with 2·10^4 draws; "off" never (the direct bridge,
         as in the paper); "on" always. ``Result.info`` says when it ran,
         with its rungs and calls.
+    mode_census : {"auto", "off", "on"}, default "auto"
+        The mode census, when ``bounds`` gives every coordinate a finite
+        box: log p is climbed from points spread over the box and from
+        draws of a widened proposal, and a local maximum that neither the
+        draws nor the proposal reach raises a ``GbsWarning`` with
+        ``check == "missed-mode"`` naming where it is and what ln Z is
+        low by (its mass by a Laplace approximation). A few thousand
+        log-density calls at small d (counted in ``ncall``); its numbers
+        are ``diagnostics.census_*``. "auto" runs it when the box is
+        finite, "on" makes a box that is not an error, "off" skips it.
     name : str, optional
         The model's name, kept as ``Result.name``: :func:`gbs.compare` and
         :func:`gbs.bayes_factor` label the model with it.
@@ -271,7 +281,7 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
                               progress=progress, discard=discard, thin=thin, independent=independent,
                               ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
                               cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal, name=name,
-                              repetitions=repetitions)
+                              repetitions=repetitions, mode_census=mode_census)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     if dr.ensemble:
         settings = dataclasses.replace(settings, ensemble=True)

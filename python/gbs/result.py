@@ -680,6 +680,11 @@ class Diagnostics:
     anneal_steps, anneal_calls : int
         Rungs of the annealed bridge (0: not used) and its log-density
         calls (included in ``ncall``).
+    census_modes, census_shortfall, census_calls : int, float, int
+        The mode census (with a finite box; ``mode_census``): the modes of
+        p it found that no draw visited, ln(1 + Σ m/Z) over their masses
+        (what ln Z is low by; 0: none, NaN: the census did not run), and
+        its log-density calls (included in ``ncall``).
     """
 
     # The fields of the C structs gbs_diagnostics and gbs_diagnostics_ext
@@ -735,6 +740,9 @@ class Diagnostics:
     coverage_ks_at: float
     anneal_steps: int
     anneal_calls: int
+    census_modes: int
+    census_shortfall: float
+    census_calls: int
 
     def __init__(self, **values: Any) -> None:
         self._labels: Optional[List[str]] = None
