@@ -533,10 +533,23 @@ func (e *estimation) detectSymmetry() error {
 			lp[i] = lpAll[r]
 		}
 	}
-	if lpAll == nil {
-		if err := e.ev.eval(lp, xs); err != nil {
+	// log p at the draws, where not given: at the first draw now, at
+	// the others once a candidate passes there.
+	evalLogP := func(from int) error {
+		if lpAll != nil || from >= k {
+			return nil
+		}
+		hi := k
+		if from == 0 {
+			hi = 1
+		}
+		if err := e.ev.eval(lp[from:hi], xs[from*d:hi*d]); err != nil {
 			return fmt.Errorf("%w (checking the symmetries of log p)", err)
 		}
+		return nil
+	}
+	if err := evalLogP(0); err != nil {
+		return err
 	}
 	// First the first generator at one draw, for every candidate.
 	first := make([][]int, len(cands))
@@ -559,6 +572,9 @@ func (e *estimation) detectSymmetry() error {
 	}
 	if len(gens) == 0 {
 		return nil
+	}
+	if err := evalLogP(1); err != nil {
+		return err
 	}
 	okAll, err := e.invariantAt(xs, lp, gens)
 	if err != nil {

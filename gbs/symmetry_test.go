@@ -181,3 +181,73 @@ func TestSymmetryLabelSwitching(t *testing.T) {
 		}
 	}
 }
+
+// Groups given (as an adapter gives its variables of one length): only
+// those log p is invariant under are used, the finest first; the
+// unequal-weight mixture, whose components are not exchangeable, gets no
+// correction; a malformed group is an error naming it.
+func TestSymmetryGivenGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several evidence calls")
+	}
+	p := newSymMixture([][]float64{{-2, 0.3}, {2, -0.5}}, [][]float64{{0.4, 0.2}, {0.5, 0.25}}, 1, 0)
+	// [μ1, μ2, s1, s2, extra]: μ alone, s alone, and both together.
+	groups := []Blocks{{{0}, {1}}, {{2}, {3}}, {{0, 2}, {1, 3}}}
+	r := runSym(t, p, false, &Settings{SymmetryGroups: groups}, 8)
+	z := (r.LogZ - p.logZ()) / r.LogZErr
+	t.Logf("given groups: ln Z = %.4f ± %.4f, exact %.4f (z = %.2f)", r.LogZ, r.LogZErr, p.logZ(), z)
+	if math.Abs(z) > 3 || len(r.Found(CheckSymmetry)) != 1 {
+		t.Errorf("given groups: z = %.2f, findings %v", z, r.Found(CheckSymmetry))
+	}
+
+	// Unequal weights: log p changes under relabeling.
+	uneq := func(dst, x []float64) error {
+		for i := range dst {
+			a := math.Log(0.3) + normLogPDF(x[2*i], -3, 0.5) + normLogPDF(x[2*i+1], 3, 0.5)
+			b := math.Log(0.7) + normLogPDF(x[2*i+1], -3, 0.5) + normLogPDF(x[2*i], 3, 0.5)
+			dst[i] = logAddExp(a, b)
+		}
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	x := make([]float64, 2*4000)
+	for i := 0; i < 4000; i++ {
+		x[2*i], x[2*i+1] = -3+0.5*rng.NormFloat64(), 3+0.5*rng.NormFloat64()
+	}
+	ru, err := Evidence(context.Background(), uneq, iidSamples(x, 2), &Settings{Seed: 1, SymmetryGroups: []Blocks{{{0}, {1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ru.Found(CheckSymmetry)) != 0 {
+		t.Errorf("unequal weights: a symmetry used: %v", ru.Found(CheckSymmetry))
+	}
+	if z := (ru.LogZ - math.Log(0.3)) / ru.LogZErr; math.Abs(z) > 4 {
+		t.Errorf("unequal weights: ln Z %.4f ± %.4f, want ln 0.3 (one mode)", ru.LogZ, ru.LogZErr)
+	}
+
+	for _, bad := range []Blocks{{{0}}, {{0}, {0}}, {{0}, {1, 2}}, {{0}, {7}}} {
+		if _, err := Evidence(context.Background(), p.logp, iidSamples(x[:2000], 5), &Settings{SymmetryGroups: []Blocks{bad}}); err == nil {
+			t.Errorf("group %v accepted", bad)
+		}
+	}
+}
+
+// The relabelings: all K! for small groups, their inverses, and a
+// symmetrized q that is normalized (its draws' log q is its LogProb).
+func TestSymmetryGroupElements(t *testing.T) {
+	s := newSymmetry(6, []symGroup{{blocks: Blocks{{0, 3}, {1, 4}, {2, 5}}}}, rand.New(rand.NewPCG(1, 1)))
+	if len(s.terms) != 6 || s.order != 6 {
+		t.Fatalf("%d terms of %v", len(s.terms), s.order)
+	}
+	big := newSymmetry(6, []symGroup{{blocks: Blocks{{0}, {1}, {2}, {3}, {4}, {5}}}}, rand.New(rand.NewPCG(1, 1)))
+	if len(big.terms) != symmetryMaxTerms || big.order != 720 || !big.partial() {
+		t.Fatalf("K=6: %d terms of %v", len(big.terms), big.order)
+	}
+	for i, p := range big.terms {
+		for k, j := range p {
+			if big.inv[i][j] != k {
+				t.Fatalf("term %d: inverse wrong", i)
+			}
+		}
+	}
+}
