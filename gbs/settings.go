@@ -120,7 +120,7 @@ type Settings struct {
 	// (exchangeable mixture components) under which log p is invariant
 	// while the draws hold one labeling, and corrects ln Z by averaging
 	// the proposal over them (symmetry.go; a CheckSymmetry finding says
-	// what was found). It tests SymmetryGroups when given, else pairs of
+	// what was found). It tests SymmetryGroups first, then pairs of
 	// coordinates and block layouts for d up to 256, at a cost of at
 	// most 64 log-density calls plus 32 per generator of a group that
 	// passes. On also symmetrizes when the draws already cover the

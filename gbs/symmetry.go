@@ -485,7 +485,7 @@ func (e *estimation) detectSymmetry() error {
 	for _, g := range e.cfg.SymmetryGroups {
 		cands = append(cands, symCandidate{blocks: g, given: true})
 	}
-	if len(cands) == 0 && d >= 2 && d <= symmetryMaxAutoDim {
+	if d >= 2 && d <= symmetryMaxAutoDim {
 		for _, b := range autoCandidates(d) {
 			cands = append(cands, symCandidate{blocks: b})
 		}
