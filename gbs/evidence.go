@@ -28,7 +28,9 @@ const (
 	streamCoverageSwapped
 	streamAnneal // the annealed bridge's particles and moves
 	streamAnnealSwapped
-	streamCensus // the mode census's points over the box
+	streamCensus   // the mode census's points over the box
+	streamSymmetry // the symmetry check's draws and the subset of relabelings
+	streamRelabel  // the posterior draws' random relabelings
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -61,6 +63,11 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	// Stored log p that belongs to other draws, or to another density,
 	// moves ln Z without any sign in the error bar: check a few first.
 	if err := e.spotCheck(); err != nil {
+		return nil, err
+	}
+	// Label switching: a posterior invariant under relabeling blocks of
+	// coordinates, whose draws hold one labeling (symmetry.go).
+	if err := e.detectSymmetry(); err != nil {
 		return nil, err
 	}
 	if err := e.estimate(); err != nil {
@@ -100,6 +107,11 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 	}
 	if cfg.Names != nil && len(cfg.Names) != s.Dim {
 		return nil, fmt.Errorf("gbs: %d coordinate names for d = %d", len(cfg.Names), s.Dim)
+	}
+	for i, g := range cfg.SymmetryGroups {
+		if err := g.check(s.Dim); err != nil {
+			return nil, fmt.Errorf("%w (Settings.SymmetryGroups[%d])", err, i)
+		}
 	}
 	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
@@ -156,6 +168,8 @@ type estimation struct {
 	// censusQs are the proposals the estimate used, which the mode
 	// census tests its maxima against.
 	censusQs []Proposal
+	// sym is the symmetry of p the estimate corrects for (nil: none).
+	sym *symmetry
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -202,7 +216,7 @@ func (e *estimation) fitProposalFindings(x []float64, stream uint64) (Proposal, 
 	for i, w := range warns {
 		fs[i] = finding(CheckProposalFit, 0, WhereNone, math.NaN(), math.NaN(), "%s", w)
 	}
-	return q, fs, nil
+	return e.sym.wrap(q), fs, nil
 }
 
 // target evaluates the log density that the estimator compares with q:
@@ -314,6 +328,7 @@ func (e *estimation) bridge(warp bool) error {
 	if err != nil {
 		return err
 	}
+	h = e.sym.relabelHalves(h, seed.New(e.cfg.Seed, streamRelabel))
 	if warp || e.cfg.CrossFit == Off {
 		r, err := e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
 		if err != nil {
@@ -511,7 +526,7 @@ func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, fs *[]F
 	} else {
 		var w []Finding
 		var err error
-		if q, w, err = e.fitProposalFindings(h.fit, fitStream); err != nil {
+		if q, w, err = e.fitProposalFindings(h.fitQ(), fitStream); err != nil {
 			return nil, nil, err
 		}
 		*fs = append(*fs, w...)
@@ -707,7 +722,8 @@ func (e *estimation) harmonic() error {
 	if err != nil {
 		return err
 	}
-	q, err := e.fitProposal(h.fit, streamFit)
+	h = e.sym.relabelHalves(h, seed.New(e.cfg.Seed, streamRelabel))
+	q, err := e.fitProposal(h.fitQ(), streamFit)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package gbs
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -157,6 +158,30 @@ func TestMessageMissedMode(t *testing.T) {
 			if !strings.Contains(m, want) {
 				t.Errorf("want %q in %q", want, m)
 			}
+		}
+	}
+}
+
+// The symmetry note names the relabeling by the coordinates' names, says
+// how ln Z used it, and says when only a subset of relabelings was
+// averaged over.
+func TestMessageSymmetry(t *testing.T) {
+	e := &estimation{cfg: Settings{Names: []string{"mu[0]", "mu[1]", "sigma[0]", "sigma[1]"}}}
+	e.sym = newSymmetry(4, []symGroup{{blocks: Blocks{{0, 2}, {1, 3}}, overlap: 0.01}}, nil)
+	m := e.symmetryNote().Message
+	t.Log(m)
+	for _, want := range []string{"(mu[0], sigma[0]) ↔ (mu[1], sigma[1])", "all 2 relabelings", "ln 2"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("want %q in %q", want, m)
+		}
+	}
+	e = &estimation{}
+	e.sym = newSymmetry(6, []symGroup{{blocks: Blocks{{0}, {1}, {2}, {3}, {4}, {5}}, overlap: 0}}, rand.New(rand.NewPCG(1, 1)))
+	m = e.symmetryNote().Message
+	t.Log(m)
+	for _, want := range []string{"coordinate 0 ↔ coordinate 1", "a random 24 of the 720 relabelings", "error bar"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("want %q in %q", want, m)
 		}
 	}
 }

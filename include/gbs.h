@@ -303,6 +303,20 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
 #define GBS_MODE_CENSUS_AUTO 0 /* on when the box is finite.  Default */
 #define GBS_MODE_CENSUS_OFF 1  /* off */
 #define GBS_MODE_CENSUS_ON 2   /* on; a box that is not finite is an error */
+/* Label switching (gbs_evidence_options.symmetry; docs/diagnostics.md,
+ * "symmetry"): relabelings of blocks of coordinates (exchangeable mixture
+ * components) under which log p is unchanged at 32 draws, while the draws
+ * hold one labeling.  ln Z then uses the proposal averaged over the
+ * relabelings and the draws relabeled at random, and a GBS_CHECK_SYMMETRY
+ * finding says what was found.  The search tests the groups given
+ * (symmetry_groups) first, then pairs of coordinates and block layouts for d up
+ * to 256: at most 65 log-density calls, plus 32 per generator of a group
+ * that passes, counted in ncall. */
+#define GBS_SYMMETRY_AUTO 0 /* correct where the draws hold one labeling.
+                               Default */
+#define GBS_SYMMETRY_OFF 1  /* never look */
+#define GBS_SYMMETRY_ON 2   /* also average where the draws already cover
+                               the relabelings alike */
 
 /* gbs_evidence_options.independent: what the chains are.  Any other
  * non-zero value means GBS_DRAWS_INDEPENDENT, as before these names. */
@@ -358,7 +372,20 @@ typedef struct gbs_evidence_options {
                           only.  ABI version 4 */
   int32_t mode_census; /* GBS_MODE_CENSUS_*; default auto.  A size from an
                           older header (up to names) means auto */
-  int32_t reserved2;   /* zero */
+  int32_t symmetry;    /* GBS_SYMMETRY_*; default auto.  A size from an
+                          older header (up to mode_census) is accepted
+                          and means auto with no groups given */
+  const int64_t *symmetry_groups; /* NULL, or candidate symmetries, group
+                          after group: K (blocks, at least 2), L (their
+                          length, at least 1), then the K blocks' L
+                          coordinates (0-based) block after block.  log p
+                          must be unchanged when the blocks' values are
+                          exchanged, position by position: {2, 1, 0, 1}
+                          exchanges coordinates 0 and 1; {2, 2, 0, 2, 1, 3}
+                          exchanges (x0, x2) with (x1, x3).  Each group is
+                          checked at the draws before use; read during the
+                          call only */
+  int64_t n_symmetry_groups; /* number of int64 values at symmetry_groups */
 } gbs_evidence_options;
 
 /* The report of an evidence or pipeline call (opaque; see "Reports"). */
@@ -990,6 +1017,7 @@ int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user,
 #define GBS_CHECK_PROPOSAL_FIT 23       /* the proposal's fit */
 #define GBS_CHECK_STAN_REWRITE 24       /* Stan's ~ statements rewritten */
 #define GBS_CHECK_ENSEMBLE_SAMPLER 25   /* the ensemble sampler's warnings */
+#define GBS_CHECK_SYMMETRY 26           /* label switching found, corrected */
 #define GBS_CHECK_MISSED_MODE 27        /* a mode of p no draw visited */
 
 /* What a finding is about (gbs_finding.kind). */

@@ -64,7 +64,8 @@ class EvidenceOptions(Structure):
                 ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
                 ("cross_fit", c_int32), ("coverage_check", c_int32),
                 ("anneal", c_int32), ("reserved", c_int32), ("names", POINTER(c_char_p)),
-                ("mode_census", c_int32), ("reserved2", c_int32)]
+                ("mode_census", c_int32), ("symmetry", c_int32),
+                ("symmetry_groups", POINTER(c_int64)), ("n_symmetry_groups", c_int64)]
 
 
 class TracePoint(Structure):
@@ -170,6 +171,8 @@ ANNEAL = {"auto": 0, "off": 1, "on": 2}
 
 # gbs_evidence_options.mode_census (GBS_MODE_CENSUS_*).
 MODE_CENSUS = {"auto": 0, "off": 1, "on": 2}
+# gbs_evidence_options.symmetry (GBS_SYMMETRY_*).
+SYMMETRY = {"auto": 0, "off": 1, "on": 2}
 
 
 # gbs_nuts_options.global_moves (GBS_GLOBAL_*).
