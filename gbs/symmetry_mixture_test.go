@@ -244,3 +244,28 @@ func TestSymmetryMixtures(t *testing.T) {
 		}
 	}
 }
+
+// With a box the mode census runs too: the relabeled copy of the mode,
+// which no draw visited, is covered by the symmetrized proposal and is
+// no missed mode.
+func TestSymmetryWithBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("quadrature and Metropolis chains")
+	}
+	m := &mixModel{k: 2, y: []float64{-2, 2}, n: []float64{25, 25}}
+	lo, hi := []float64{-14, -14}, []float64{14, 14}
+	exact := m.quadLogZ(lo, hi, 0.05)
+	chains := m.metropolis([]float64{-2, 2}, 0.3, 8, 4000, rand.New(rand.NewPCG(17, 2)))
+	r, err := Evidence(nil, m.logp, &Samples{Dim: 2, Chains: chains}, &Settings{Seed: 4, Lower: lo, Upper: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := (r.LogZ - exact) / r.LogZErr
+	t.Logf("ln Z = %.4f ± %.4f, quadrature %.4f (z = %.2f)", r.LogZ, r.LogZErr, exact, z)
+	if math.Abs(z) > 3 {
+		t.Errorf("ln Z %.2f σ from quadrature", z)
+	}
+	if len(r.Found(CheckSymmetry)) != 1 || len(r.Found(CheckMissedMode)) != 0 || r.Diagnostics.CensusCalls == 0 {
+		t.Errorf("findings %v, census calls %d: want symmetry, a census and no missed mode", r.Findings, r.Diagnostics.CensusCalls)
+	}
+}
