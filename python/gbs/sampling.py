@@ -100,6 +100,16 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
     warm-up: dual-averaging step size, metric adapted in doubling windows).
 
+    Which call to use: for ln Z without a sampler of your own,
+    :func:`gbs.run` makes these draws and the estimate in one call, and
+    repairs what this function can only report: it runs the sampler again
+    at a higher acceptance target after divergences, and longer when the
+    chains have not mixed (its draws are ``Result.samples``). Use
+    ``sample`` when you want the draws themselves, to inspect or reuse them
+    before :func:`gbs.evidence`, or NUTS's settings exactly as given (its
+    ``target_accept`` defaults to 0.8, :func:`gbs.run`'s to 0.9). With
+    draws from another sampler, go to :func:`gbs.evidence` directly.
+
     Parameters
     ----------
     log_prob_and_grad : callable
