@@ -408,6 +408,7 @@ def python_run():
                      num(p["seconds"], 1), signed(zg, 2), num(g["logzerr"], 4),
                      ", ".join(g["warnings"]) or "none", num(g["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])])
     tp, tg = sum(r["seconds"] for r in py), sum(r["seconds"] for r in go)
+    cp, cg = sum(r["cpu_seconds"] for r in py), sum(r["cpu_seconds"] for r in go)
     z = [abs(r["logz"] - r["exact"]) / r["logzerr"] for r in py]
     out = table(["seed", "Python: z", "σ", "warnings", "seconds", "Go: z", "σ", "warnings", "seconds",
                  "Python / Go"], rows)
@@ -416,10 +417,11 @@ def python_run():
             "Python: `gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)` with the numpy funnel of "
             "`gbs.problems`; Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. "
             "Python: largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against Go's "
-            "%.0f s (%.2f×). %d threads on %s cores, shared with other work: load average %.1f to %.1f over "
-            "the runs." % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py),
-                           len(py), max(r["logzerr"] for r in py), tp, tg, tp / tg, d["threads"], d["cpus"],
-                           min(load), max(load)),
+            "%.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×). %d threads on %s cores, shared with "
+            "other work: load average %.1f to %.1f over the runs."
+            % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py), len(py),
+               max(r["logzerr"] for r in py), tp, tg, tp / tg, cp, cg, cp / cg, d["threads"], d["cpus"],
+               min(load), max(load)),
             "", "Runs: `%s/python-run.json`, made by `%s` (%s)." % (RESULTS, FILES["python-run.json"],
                                                                     provenance([d]))]
     return "\n".join(out)
