@@ -18,6 +18,7 @@ from ._progress import Progress
 from ._samples import draws_of, emcee_arguments, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from ._findings import take_report
+from ._memory import empty
 from .result import REPETITION_DTYPE, Diagnostics, Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
@@ -463,23 +464,74 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
                 raise
             raise better from e
         finally:
-            # The lists are the report's messages again: only the report is read.
-            _lib.take_warnings(res.warnings, res.n_warnings)
-            _lib.take_warnings(res.info, res.n_info)
-            res.warnings = res.info = None
+            drop_lists(res)
+    result, _ = result_from_c(res, trace, packed, labels, (nc, nd, d))
+    set_context(result, x, packed, settings.independent, labels)
+    return result
+
+
+def drop_lists(res: Any) -> None:
+    """Free the warning and info lists of a gbs_result: they are the
+    report's messages again, and only the report is read."""
+    _lib.take_warnings(res.warnings, res.n_warnings)
+    _lib.take_warnings(res.info, res.n_info)
+    res.warnings = res.info = None
+
+
+def result_from_c(res: Any, trace: Any, packed: PackedOptions, labels: Optional[Sequence[str]],
+                  shape: Optional[Tuple[int, int, int]] = None, sampling: bool = False
+                  ) -> Tuple[Result, Any]:
+    """The Result of a filled gbs_result (its lists dropped) and its trace
+    buffer, with the draws of the given (chains, draws, d) shape. The
+    report is freed; with ``sampling`` (a pipeline's report), its sampling
+    facts, draws, log p and chain statistics are read first and returned
+    as (CSampling, draws, logp, stats), else None, and the shape is that
+    of the pipeline's draws."""
+    taken = None
+    if sampling and res.report:
+        try:
+            taken = _take_sampling(res.report)
+        except BaseException:
+            _lib.lib.gbs_report_free(res.report, None)
+            res.report = None
+            raise
     findings, ext, summary = take_report(res.report, labels)
     res.report = None
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
+    if shape is None:
+        shape = taken[1].shape if taken is not None else (0, 0, 0)
+    nc, nd, d = shape
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), findings, tr,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
                     diagnostics=Diagnostics.from_c(res.diagnostics, labels, ext, summary))
+    return result, taken
+
+
+def _take_sampling(report: Any) -> Tuple[Any, np.ndarray, np.ndarray, Any]:
+    """A pipeline report's sampling facts (gbs_report_sampling) and its
+    draws, log p and chain statistics (gbs_report_draws)."""
+    facts = _lib.new_struct(_lib.CSampling)
+    _lib.call(_lib.lib.gbs_report_sampling, report, ctypes.byref(facts))
+    nc, nd, d = facts.n_chains, facts.n_draws, facts.d
+    what = "the pipeline's %d chains x %d draws of dimension %d" % (nc, nd, d)
+    draws = empty((nc, nd, d), what)
+    logp = empty((nc, nd), what)
+    stats = (_lib.NutsChainStats * nc)()
+    for st in stats:
+        st.size = ctypes.sizeof(_lib.NutsChainStats)
+    _lib.call(_lib.lib.gbs_report_draws, report, ptr(draws), ptr(logp), stats)
+    return facts, draws, logp, stats
+
+
+def set_context(result: Result, x: np.ndarray, packed: PackedOptions, independent: bool,
+                labels: Optional[Sequence[str]]) -> None:
+    """What Result.proposal_draws and Result.plot need: the draws and the
+    options the estimate was made with."""
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
-                       "options": packed,
-                       "independent": settings.independent,
+                       "options": packed, "independent": independent,
                        "labels": None if labels is None else list(labels)}
-    return result
 
 
 def planned_evaluations(packed: PackedOptions, n_chains: int, n_draws: int, d: int, have_lp: bool

@@ -99,6 +99,22 @@ class Result:
         The model's name (``gbs.evidence(..., name="A")``, or set it):
         :func:`gbs.compare` and :func:`gbs.bayes_factor` label the model
         with it.
+    samples : gbs.Samples or None
+        For :func:`gbs.run`: the NUTS draws the estimate used (those of
+        the last run when the pipeline ran the sampler again), with their
+        log p and per-chain statistics; ``samples.ncall`` counts the
+        gradient evaluations of every run. None for :func:`gbs.evidence`
+        and the adapters (the draws are the caller's).
+    sampling : dict or None
+        For :func:`gbs.run`: what the pipeline's sampler did.
+        ``target_accept`` (of the run the draws come from), ``retried``
+        (run again at a higher acceptance target), ``lengthened`` (run
+        again with longer chains), ``global_moves`` and
+        ``global_accept_rate`` (nan without them), ``grad_calls`` (the
+        sampler's evaluations over every run), ``logdensity_calls`` (the
+        evidence stage's over every run), ``sampling_seconds`` and
+        ``evidence_seconds`` (wall times). The reruns' reasons are
+        findings of the check ``"rerun"``. None for :func:`gbs.evidence`.
     repetitions : numpy.ndarray, shape (k,), or None
         With ``repetitions=k``: rows (seed, ln Z, error) of the k
         estimates with independent proposal sets (the first row is this
@@ -132,6 +148,8 @@ class Result:
         self.source: Dict[str, Any] = {}
         self.name: Optional[str] = None
         self.repetitions: Optional[np.ndarray] = None
+        self.samples: Any = None
+        self.sampling: Optional[Dict[str, Any]] = None
         self._context: Optional[Dict[str, Any]] = None
 
     # -- findings ------------------------------------------------------------
