@@ -34,7 +34,7 @@ import (
 // error bar.
 
 // ensembleBatches is the number of windows of the batch-means estimate.
-const ensembleBatches = 16
+const ensembleBatches = 8
 
 // ensembleTerm returns the posterior-side squared relative error of the
 // mean of the cross-fitting passes a and b over an ensemble's walkers,
