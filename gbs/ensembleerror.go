@@ -26,10 +26,10 @@ import (
 // variance is Var(u)·τ_u/m; the cross-passes' covariance is in it.
 //
 // A single series' τ from Sokal's window misses slow, small components:
-// the ensemble revisits a curved target's arms more slowly than the
-// summands' fast decorrelation shows. Batch means over ensembleBatches
-// windows of the same series see them whatever the shape of the
-// autocorrelation. The term is the larger of the two, and never below the
+// on emcee's walkers of a curved target the batch-means estimate of the
+// same variance keeps falling as its windows shorten (from 4 to 32
+// windows), so the autocorrelation has a slow tail. Batch means over
+// ensembleBatches long windows see it whatever its shape. The term is the larger of the two, and never below the
 // passes' own (a, b), so only a coupling the passes missed widens the
 // error bar.
 

@@ -355,7 +355,7 @@ func (e *estimation) bridge(warp bool) error {
 	// An ensemble's halves move together (ensembleerror.go): the mean's
 	// posterior term from the whole ensemble's series, where larger.
 	extra := 0.0
-	if e.s.Kind == EnsembleWalkers && !a.annealed {
+	if e.s.Kind == EnsembleWalkers && len(e.s.Chains) >= 2 && !a.annealed {
 		term, tauU, batch := ensembleTerm(a, b)
 		own := (a.est.re2P + b.est.re2P) / 4
 		e.logf("ensemble: posterior term of the passes' mean %.4g (tau %.1f, batch means %.4g), passes' own %.4g",
