@@ -31,7 +31,8 @@ runs (every --keep-th step) for a second pass over the same chains.
 w ~ N(0, 1) independent of it, ln Z = ln(6 pi) + (1/2) ln(2 pi), run the
 same way (seeds 7000 + r, cache files banana3_run<r>_<steps>.npz).
 emcee's tau of x and y is then about 1000 steps, so 80 000 steps with a
-fifth discarded are about 60 tau.
+fifth discarded are about 60 tau. The published table is made from
+bench/results/emcee-banana3.jsonl by bench/report.py.
 --out FILE appends one JSON line per evidence call (run, steps, z, the
 error bar and its parts, both taus, the warnings, commit and date): the
 published table is made from bench/results/emcee-banana.jsonl by
