@@ -131,7 +131,7 @@ test-race:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork test_global_moves
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork test_global_moves test_problem
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
