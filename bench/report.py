@@ -423,31 +423,50 @@ def python_overhead():
 
 
 def python_run():
-    """gbs.run from Python against the Go pipeline, seed by seed."""
+    """gbs.run from Python (a numpy density, and the library's native one)
+    against the Go pipeline, seed by seed."""
     with open(os.path.join(ROOT, RESULTS, "python-run.json"), encoding="utf-8") as f:
         d = json.load(f)
-    py, go = d["runs"]["python"], d["runs"]["go"]
+    runs = d["runs"]
+    go = runs["go"]
+    sides = [k for k in ("native", "python") if k in runs]
+    label = {"native": "native", "python": "numpy"}
+
+    def z(r):
+        return (r["logz"] - r["exact"]) / r["logzerr"]
+
     rows = []
-    for p, g in zip(py, go):
-        zp = (p["logz"] - p["exact"]) / p["logzerr"]
-        zg = (g["logz"] - g["exact"]) / g["logzerr"]
-        rows.append([str(p["seed"]), signed(zp, 2), num(p["logzerr"], 4), ", ".join(p["warnings"]) or "none",
-                     num(p["seconds"], 1), signed(zg, 2), num(g["logzerr"], 4),
-                     ", ".join(g["warnings"]) or "none", num(g["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])])
-    tp, tg = sum(r["seconds"] for r in py), sum(r["seconds"] for r in go)
-    cp, cg = sum(r["cpu_seconds"] for r in py), sum(r["cpu_seconds"] for r in go)
-    z = [abs(r["logz"] - r["exact"]) / r["logzerr"] for r in py]
-    out = table(["seed", "Python: z", "σ", "warnings", "seconds", "Go: z", "σ", "warnings", "seconds",
-                 "Python / Go"], rows)
+    for i, g in enumerate(go):
+        row = [str(g["seed"]), signed(z(g), 2), num(g["logzerr"], 4), num(g["seconds"], 1)]
+        for k in sides:
+            p = runs[k][i]
+            row += [signed(z(p), 2), num(p["logzerr"], 4), num(p["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])]
+        row.append(" / ".join(", ".join(r["warnings"]) or "none" for r in [g] + [runs[k][i] for k in sides]))
+        rows.append(row)
+    head = ["seed", "Go: z", "σ", "seconds"]
+    for k in sides:
+        head += ["%s: z" % label[k], "σ", "seconds", "%s / Go" % label[k]]
+    head.append("warnings (Go / %s)" % " / ".join(label[k] for k in sides))
+    out = table(head, rows)
+    tg, cg = sum(r["seconds"] for r in go), sum(r["cpu_seconds"] for r in go)
+    what = {"native": "`gbs.run(f.native())`, the library's own funnel (a `gbs.NativeDensity`: no Python per "
+                      "point)",
+            "python": "`gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)`, the numpy funnel of "
+                      "`gbs.problems` (one call into Python per leapfrog step)"}
+    parts = []
+    for k in sides:
+        r = runs[k]
+        tp, cp = sum(x["seconds"] for x in r), sum(x["cpu_seconds"] for x in r)
+        parts.append("%s: %s; largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against "
+                     "Go's %.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×)."
+                     % (label[k].capitalize(), what[k], max(abs(z(x)) for x in r),
+                        sum(bool(x["warnings"]) for x in r), len(r), max(x["logzerr"] for x in r), tp, tg,
+                        tp / tg, cp, cg, cp / cg))
     load = d["load_average"]
     out += ["", "The 16-d funnel, %d NUTS chains of %d iterations (%d of them warm-up); z = (ln Z − exact) / σ. "
-            "Python: `gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)` with the numpy funnel of "
-            "`gbs.problems`; Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. "
-            "Python: largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against Go's "
-            "%.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×). %d threads on %s cores, shared with "
-            "other work: load average %.1f to %.1f over the runs."
-            % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py), len(py),
-               max(r["logzerr"] for r in py), tp, tg, tp / tg, cp, cg, cp / cg, d["threads"], d["cpus"],
+            "Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. %s "
+            "%d threads on %s cores, shared with other work: load average %.1f to %.1f over the runs."
+            % (d["chains"], d["iters"], d["warmup"], " ".join(parts), d["threads"], d["cpus"],
                min(load), max(load)),
             "", "Runs: `%s/python-run.json`, made by `%s` (%s)." % (RESULTS, FILES["python-run.json"],
                                                                     provenance([d]))]
