@@ -1177,8 +1177,8 @@ typedef struct gbs_problem gbs_problem;
  * "funnel-<d>", "banana-<d>" (d even), "banana-<d>-identity",
  * "cauchy-<d>", "ring-<d>", "gaussian-<d>" (N(0, I), ln Z = 0),
  * "correlated-gaussian-<d>", "mixture-<d>", "two-modes", "two-modes-<d>".
- * An unknown name or a dimension out of range is GBS_ERR_ARGUMENT, whose
- * message lists the known forms.  Free it with gbs_problem_free(). */
+ * An unknown name is GBS_ERR_ARGUMENT, whose message lists the known
+ * forms; so is a dimension out of its family's range, named with it.  Free it with gbs_problem_free(). */
 int gbs_problem_new(const char *name, gbs_problem **out, char **err);
 
 /* Frees a problem.  NULL is a no-op (GBS_OK); a freed problem is

@@ -188,8 +188,8 @@ def native_problem(name: str) -> NativeDensity:
     Raises
     ------
     gbs.GbsArgumentError
-        An unknown name or a dimension out of range (the message lists the
-        known forms).
+        An unknown name (the message lists the known forms) or a
+        dimension out of its family's range.
     """
     return _NativeProblem(name)
 
