@@ -103,8 +103,9 @@ extern "C" {
  * moves (gbs_nuts_options.global_*, gbs_nuts_chain_stats.global_*); 4 the
  * annealed bridge (gbs_evidence_options.anneal), the flow's scale layer
  * (gbs_flow_options.scale), coordinate names (gbs_evidence_options.names)
- * and the report (gbs_result.report: typed findings with check codes,
- * every diagnostic number, a pipeline's draws).  gbs_diagnostics is
+ * the report (gbs_result.report: typed findings with check codes,
+ * every diagnostic number, a pipeline's draws) and the reference problems
+ * as native densities (gbs_problem_*).  gbs_diagnostics is
  * frozen: new numbers go to gbs_diagnostics_ext, reached from the
  * report. */
 #define GBS_ABI_VERSION 4
