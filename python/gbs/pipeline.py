@@ -4,7 +4,7 @@ them with the repairs the draws call for."""
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -204,7 +204,7 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
     fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
     label = callback_name("log_prob_and_grad", log_prob_and_grad)
     cb: Any
-    callbacks: list = []
+    callbacks: List[Any] = []
     if native is not None:
         cb = None
     elif pool is not None:
@@ -219,7 +219,7 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
         cb = GradBatchCallback(fn, label)
     else:
         cb = GradCallback(fn, label)
-    if cb is None:
+    if native is not None:
         entry = _lib.lib.gbs_nuts_evidence
         cfunc, user = native._pass()
     else:
