@@ -57,13 +57,13 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	// Stored log p that belongs to other draws, or to another density,
 	// moves ln Z without any sign in the error bar: check a few first.
-	if err := e.spotCheck(); err != nil {
+	if err := e.inStage("evidence spot-check", e.spotCheck); err != nil {
 		return nil, err
 	}
 	if err := e.estimate(); err != nil {
 		return nil, err
 	}
-	e.diagnose()
+	e.inStage("evidence checks", func() error { e.diagnose(); return nil })
 	e.res.NCall = e.ev.calls
 	e.res.AnnealSteps, e.res.AnnealCalls = e.anneal.steps, e.anneal.calls
 	// For an ensemble's walkers emcee's rule (CheckEnsembleWalkers)
@@ -312,12 +312,16 @@ func (e *estimation) bridge(warp bool) error {
 		return err
 	}
 	if warp || e.cfg.NoCrossFit {
-		r, err := e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
+		var r bridgePass
+		err := e.inStage("evidence pass 1", func() (err error) {
+			r, err = e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if !warp {
-			if err := e.maybeAnneal([]*bridgePass{&r}, []halves{h}); err != nil {
+			if err := e.inStage("evidence anneal", func() error { return e.maybeAnneal([]*bridgePass{&r}, []halves{h}) }); err != nil {
 				return err
 			}
 		}
@@ -329,16 +333,23 @@ func (e *estimation) bridge(warp bool) error {
 	if e.cfg.NQ == 1 {
 		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or NoCrossFit")
 	}
-	a, err := e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
+	var a, b bridgePass
+	err = e.inStage("evidence pass 1", func() (err error) {
+		a, err = e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	b, err := e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
+	err = e.inStage("evidence pass 2", func() (err error) {
+		b, err = e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
+		return err
+	})
 	if err != nil {
 		e.keepPass(a)
 		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
 	}
-	if err := e.maybeAnneal([]*bridgePass{&a, &b}, []halves{h, h.swapped()}); err != nil {
+	if err := e.inStage("evidence anneal", func() error { return e.maybeAnneal([]*bridgePass{&a, &b}, []halves{h, h.swapped()}) }); err != nil {
 		return err
 	}
 	e.keepPass(a)

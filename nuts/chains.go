@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 
 	"github.com/gbs-evidence/gbs/internal/memlimit"
@@ -426,7 +427,12 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 			for c, ch := range chains {
 				x[c], lp[c] = ch.stageX, ch.stageLogP
 			}
-			q, err := gcfg.Fit(stage, x, lp)
+			var q GlobalMove
+			// The fit's cost apart from the chains' in a CPU profile:
+			// goroutines it starts inherit the label.
+			pprof.Do(ctx, pprof.Labels("stage", fmt.Sprintf("global-move fit %d", stage)), func(context.Context) {
+				q, err = gcfg.Fit(stage, x, lp)
+			})
 			if err != nil {
 				return nil, fmt.Errorf("nuts: fitting the global move after warm-up stage %d: %w", stage, err)
 			}

@@ -46,6 +46,7 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 				set.Init = problems.TwoModesWrongStarts(cfg.chains, p.Dim)
 			}
 			set.TargetAccept = cfg.targetAccept
+			set.Threads = cfg.threads
 			ev, gl := gbs.Settings{FErr: cfg.ferr}, cfg.globalSettings()
 			if cfg.noScale {
 				ev.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
@@ -120,6 +121,7 @@ func pipelineRun(base Run, method string, pr *pipeline.Result) Run {
 	run.Diagnostics = pr.Evidence.Diagnostics.String()
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
+	run.SamplingSeconds, run.EvidenceSeconds = pr.SamplingTime.Seconds(), pr.EvidenceTime.Seconds()
 	if pr.Global {
 		a := pr.GlobalAcceptRate
 		run.GlobalAccept = &a
