@@ -32,17 +32,20 @@ const (
 func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	var f *Flow
 	err := unlocked(func() (err error) {
-		f, err = fit(x, d, weights, s)
+		f, err = fit(x, d, weights, s, false)
 		return err
 	})
 	return f, err
 }
 
-func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
+// fit is Fit; ungated fits the scale layer's candidate whatever its
+// predicted gain (for the tests that measure the gate).
+func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flow, error) {
 	r, b, err := checkFitInput(x, d, weights, s)
 	if err != nil {
 		return nil, err
 	}
+	r.ungated = ungated
 	f := &Flow{d: d, bounds: b, threads: r.Threads}
 	threads := resolveThreads(r.Threads)
 	fd, err := prepareFitData(x, d, weights, b, r)
@@ -68,6 +71,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		plain = fd.clone()
 	}
 	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
+	f.scaleGain = fd.scaleGain
 	if len(f.layers) > 0 && f.layers[0].scale != nil {
 		// The scale layer was kept for its own gain, but it changes what
 		// the later layers can do: keep it only when the whole flow
@@ -213,6 +217,9 @@ type fitData struct {
 	// wsel and wstop are their weights.
 	nsel, stop  int
 	wsel, wstop []float64
+	// scaleGain is the scale layer's predicted gain (scaleChoice; NaN:
+	// not computed).
+	scaleGain float64
 }
 
 // prepareFitData merges duplicate points, checks that enough distinct
@@ -255,7 +262,7 @@ func prepareFitData(x []float64, d int, weights []float64, b *bounds, r resolved
 		val = interleave(val)
 		nsel = (len(val) + 1) / 2
 	}
-	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel}
+	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel, scaleGain: math.NaN()}
 	fd.zt, fd.wtr, _ = gather(pts, w, ldb, train, d)
 	fd.zv, fd.wv, fd.ldv = gather(pts, w, ldb, val, d)
 	if fd.wv != nil {
@@ -311,7 +318,7 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 	// A scale layer first, when it gains on held-out points: the others
 	// then Gaussianize what is left.
 	if !r.NoScale && nv > 0 && maxLayers > 0 {
-		if sl, ok := fitScaleLayer(fd, llBest, llNew, threads); ok {
+		if sl, ok := fitScaleLayer(fd, llBest, llNew, r.ungated, threads); ok {
 			layers = append(layers, sl)
 			m, _ := weightedMean(llBest, nil, wv)
 			heldOut = append(heldOut, m)
@@ -360,9 +367,10 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 // significant, as fitLayers does for a layer: it then applies it to the
 // training and held-out rows and writes their new log q into llBest
 // (llNew is scratch).
-func fitScaleLayer(fd *fitData, llBest, llNew []float64, threads int) (layer, bool) {
+func fitScaleLayer(fd *fitData, llBest, llNew []float64, ungated bool, threads int) (layer, bool) {
 	d, nt, nv := fd.d, fd.nt, fd.nv
-	sl, ok := fitScale(fd.zt, nt, d, fd.wtr)
+	sl, gain, ok := fitScale(fd.zt, nt, d, fd.wtr, !ungated)
+	fd.scaleGain = gain
 	if !ok {
 		return layer{}, false
 	}

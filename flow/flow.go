@@ -29,6 +29,10 @@ type Flow struct {
 	// (heldOut[0]: whitening only); empty without validation. Kept for
 	// diagnostics and tests; not serialized.
 	heldOut []float64
+	// scaleGain is the scale layer's predicted gain (scaleChoice) on
+	// the whitened training points, NaN when not computed. Kept for
+	// tests; not serialized.
+	scaleGain float64
 }
 
 // Dim returns the dimension d.

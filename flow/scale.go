@@ -2,6 +2,8 @@ package flow
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // scaleLayer centres and rescales every coordinate but one by lines in
@@ -76,24 +78,70 @@ const scaleSelectRows = 4096
 // the choice of k costs d² per row.
 const maxScaleDim = 256
 
+// scaleGateGain is the least predicted gain (scaleChoice), in nats per
+// point, for which the scale layer's candidate is fitted at all. Where a
+// coordinate sets the others' scales, as in the funnel (predicted gain
+// near the number of coordinates it scales: 10 to 15 nats at d = 16), the
+// candidate is fitted and judged as before; where none does, the
+// candidate's lines and, when it passes its own gain test, the second fit
+// of every layer without it cost a third of a fit at d = 256 and double
+// the fit on the 32-d banana, whose flow never keeps the layer (predicted
+// gains below 0.5 nats there, below 0.1 on Gaussian draws). Skipping it
+// leaves the flow exactly the one fitted without the layer.
+// docs/benchmarks.md ("Speed") gives the measured rate at which the gate
+// skips a layer that the full fit keeps.
+const scaleGateGain = 1.0
+
 // fitScale fits a scale layer to the n×d rows z (weights w, nil for
 // equal): k is the coordinate whose value best predicts the others' log
-// squares (the summed R² of their least-squares lines), and the lines
-// maximize the likelihood of z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)})
-// (fitScaleLine). ok is false when no coordinate predicts the others'
-// scales at all.
-func fitScale(z []float64, n, d int, w []float64) (c scaleLayer, ok bool) {
+// squares (scaleChoice), and the lines maximize the likelihood of
+// z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)}) (fitScaleLine). ok is false
+// when no coordinate predicts the others' scales enough to be worth a
+// layer (below scaleGateGain); gain is the predicted gain (NaN when not
+// computed).
+func fitScale(z []float64, n, d int, w []float64, gated bool) (c scaleLayer, gain float64, ok bool) {
 	if d < 2 || d > maxScaleDim || n < 2*d {
-		return c, false
+		return c, math.NaN(), false
 	}
+	k, gain := scaleChoice(z, n, d, w)
+	if k < 0 || gated && !(gain >= scaleGateGain) {
+		return c, gain, false
+	}
+	c.k = k
+	c.m, c.c = make([]float64, d), make([]float64, d)
+	c.a, c.b = make([]float64, d), make([]float64, d)
+	t, v := make([]float64, n), make([]float64, n)
+	for i := range n {
+		t[i] = z[i*d+c.k]
+	}
+	for j := 0; j < d; j++ {
+		if j != c.k {
+			for i := range n {
+				v[i] = z[i*d+j]
+			}
+			c.m[j], c.c[j], c.a[j], c.b[j] = fitScaleLine(t, v, w)
+		}
+	}
+	return c, gain, true
+}
+
+// scaleChoice returns the scale coordinate k of the n×d rows z (weights
+// w, nil for equal), the one whose value best predicts the others' log
+// squares (the summed R² of the least-squares lines of log(z_j² + ε) in
+// z_k over the first scaleSelectRows rows; the training rows are in
+// random order), and the layer's predicted gain there: Σ_j b_j² Var(z_k)
+// with b_j half the slope of z_j's line. For z_j ~ N(0, e^{2(a_j + b_j
+// z_k)}) with Gaussian z_k, E log(z_j²) = 2(a_j + b_j z_k) + const, and
+// b_j² Var(z_k) = ½ log E e^{2 b_j z_k} - E b_j z_k is what the scale's
+// line gains per point over a constant scale in expected log-likelihood.
+// k is -1 when no coordinate predicts any log square.
+func scaleChoice(z []float64, n, d int, w []float64) (int, float64) {
 	weight := func(i int) float64 {
 		if w == nil {
 			return 1
 		}
 		return w[i]
 	}
-	// The choice of k: weighted correlations of z_k with log(z_j² + ε)
-	// over the first rows (the training rows are in random order).
 	m := min(n, scaleSelectRows)
 	u := make([]float64, m*d)
 	for i := range u {
@@ -113,51 +161,46 @@ func fitScale(z []float64, n, d int, w []float64) (c scaleLayer, ok bool) {
 	for j := 0; j < d; j++ {
 		mz[j], mu[j] = mean(z, j), mean(u, j)
 	}
-	cov := make([]float64, d*d) // cov[k*d+j]: z_k with u_j
+	// cov[k*d+j] = Σ w (z_k - mz_k)(u_j - mu_j), one matrix product.
+	zw := make([]float64, m*d)
 	var sw float64
 	for i := 0; i < m; i++ {
 		wi := weight(i)
 		sw += wi
 		for k := 0; k < d; k++ {
 			dz := z[i*d+k] - mz[k]
-			vz[k] += wi * dz * dz
 			du := u[i*d+k] - mu[k]
+			zw[i*d+k] = wi * dz
+			u[i*d+k] = du
+			vz[k] += wi * dz * dz
 			vu[k] += wi * du * du
-			for j := 0; j < d; j++ {
-				cov[k*d+j] += wi * dz * (u[i*d+j] - mu[j])
-			}
 		}
 	}
-	best := 0.0
-	for k := 0; k < d; k++ {
+	var cm mat.Dense
+	cm.Mul(mat.NewDense(m, d, zw).T(), mat.NewDense(m, d, u))
+	cov := cm.RawMatrix().Data
+	best, k := 0.0, -1
+	for c := 0; c < d; c++ {
 		var r2 float64
 		for j := 0; j < d; j++ {
-			if j != k && vz[k] > 0 && vu[j] > 0 {
-				r2 += cov[k*d+j] * cov[k*d+j] / (vz[k] * vu[j])
+			if j != c && vz[c] > 0 && vu[j] > 0 {
+				r2 += cov[c*d+j] * cov[c*d+j] / (vz[c] * vu[j])
 			}
 		}
 		if r2 > best {
-			best, c.k = r2, k
+			best, k = r2, c
 		}
 	}
-	if best == 0 {
-		return c, false
+	if k < 0 {
+		return -1, 0
 	}
-	c.m, c.c = make([]float64, d), make([]float64, d)
-	c.a, c.b = make([]float64, d), make([]float64, d)
-	t, v := make([]float64, n), make([]float64, n)
-	for i := range n {
-		t[i] = z[i*d+c.k]
-	}
+	var gain float64
 	for j := 0; j < d; j++ {
-		if j != c.k {
-			for i := range n {
-				v[i] = z[i*d+j]
-			}
-			c.m[j], c.c[j], c.a[j], c.b[j] = fitScaleLine(t, v, w)
+		if j != k {
+			gain += cov[k*d+j] * cov[k*d+j] / (4 * vz[k] * sw)
 		}
 	}
-	return c, true
+	return k, gain
 }
 
 // fitScaleLine fits v_i ~ N(m + c t_i, e^{2(a + b t_i)}) by maximum

@@ -159,6 +159,9 @@ var candidateBandwidths = []float64{1, 0.3}
 type resolved struct {
 	Settings
 	tailPoints float64
+	// ungated fits the scale layer's candidate whatever its predicted
+	// gain (scaleGateGain): for the tests that measure the gate.
+	ungated bool
 }
 
 func (s *Settings) resolve(d int) (resolved, error) {

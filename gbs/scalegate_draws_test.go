@@ -1,0 +1,89 @@
+package gbs
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/gbs-evidence/gbs/nuts"
+	"github.com/gbs-evidence/gbs/problems"
+)
+
+// TestScaleGateDraws writes the point sets the pipeline fits its flows on,
+// for flow's TestScaleGateMeasure (the scale layer's gate), not run by
+// default:
+//
+//	GBS_GATE_DRAWS=dir go test ./gbs -run TestScaleGateDraws -v -timeout 3h
+//	FLOW_MEASURE_GATE=1 FLOW_GATE_DRAWS=dir go test ./flow -run TestScaleGateMeasure -v
+//
+// For GBS_GATE_SEEDS seeds (default 64, from GBS_GATE_SEED, default 930000)
+// it runs the pipeline on the funnel at the benchmark's budget (8 chains,
+// 500 warm-up and 2000 kept iterations, as cmd/gbs-bench) and writes the
+// pooled draws of every fit of the global moves' flow (funnel-global-<k>,
+// k counting the fits of the run, a retry's included) and the two halves
+// the evidence's passes fit their flows on (funnel-evidence-<pass>).
+func TestScaleGateDraws(t *testing.T) {
+	dir := os.Getenv("GBS_GATE_DRAWS")
+	if dir == "" {
+		t.Skip("set GBS_GATE_DRAWS=dir to write the pipeline's funnel draws")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seeds, first := 64, uint64(930000)
+	if v := os.Getenv("GBS_GATE_SEEDS"); v != "" {
+		seeds, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("GBS_GATE_SEED"); v != "" {
+		first, _ = strconv.ParseUint(v, 10, 64)
+	}
+	p := problems.Funnel()
+	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
+	for r := 0; r < seeds; r++ {
+		seed := first + uint64(r)
+		set := nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: seed}
+		s, _, err := WithGlobalMoves(set, GlobalSettings{}, p.Dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fits := 0
+		fit := s.Global.Fit
+		s.Global.Fit = func(stage int, x, lp [][]float64) (nuts.GlobalMove, error) {
+			var pooled []float64
+			for _, c := range x {
+				pooled = append(pooled, c...)
+			}
+			fits++
+			writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-global-%d-%d.f64", p.Name, fits, seed)), pooled, p.Dim)
+			return fit(stage, x, lp)
+		}
+		pr, err := Pipeline(context.Background(), grad, p.Dim, &PipelineSettings{Sampler: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := splitHalves(&Samples{Dim: p.Dim, Chains: pr.Sampling.Draws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-1-%d.f64", p.Name, seed)), h.fit, p.Dim)
+		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-2-%d.f64", p.Name, seed)), h.use, p.Dim)
+		t.Logf("seed %d: %d global fits, ln Z %.4f ± %.4f (exact %.4f), retried %v", seed, fits, pr.Evidence.LogZ, pr.Evidence.LogZErr, p.LogZ, pr.Retried)
+	}
+}
+
+// writeF64 writes a point set: d as a little-endian int64, then the points.
+func writeF64(t *testing.T, name string, x []float64, d int) {
+	b := make([]byte, 8+8*len(x))
+	binary.LittleEndian.PutUint64(b, uint64(d))
+	for i, v := range x {
+		binary.LittleEndian.PutUint64(b[8+8*i:], math.Float64bits(v))
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
