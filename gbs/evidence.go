@@ -104,6 +104,7 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 	}
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
+		e.ownProposal = true
 	}
 	return e, nil
 }
@@ -144,6 +145,9 @@ type estimation struct {
 	cause    string
 	// anneal describes the annealed bridge when it ran (steps 0: not).
 	anneal annealInfo
+	// ownProposal: the proposal fitter is the library's (safe for
+	// concurrent use), so the cross-fitting passes may run at once.
+	ownProposal bool
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -334,18 +338,21 @@ func (e *estimation) bridge(warp bool) error {
 		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or NoCrossFit")
 	}
 	var a, b bridgePass
-	err = e.inStage("evidence pass 1", func() (err error) {
-		a, err = e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
-		return err
+	errA, errB := e.bothPasses(func(e *estimation) error {
+		return e.inStage("evidence pass 1", func() (err error) {
+			a, err = e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
+			return err
+		})
+	}, func(e *estimation) error {
+		return e.inStage("evidence pass 2", func() (err error) {
+			b, err = e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
+			return err
+		})
 	})
-	if err != nil {
-		return err
+	if errA != nil {
+		return errA
 	}
-	err = e.inStage("evidence pass 2", func() (err error) {
-		b, err = e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
-		return err
-	})
-	if err != nil {
+	if err := errB; err != nil {
 		e.keepPass(a)
 		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
 	}
