@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-smoke venv clean fuzz soak stress test-race
+.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-compare bench-paper bench-ns bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -218,6 +218,20 @@ demo:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./gbs/ ./flow/ ./nuts/
+
+# Speed and precision of this checkout against a reference commit
+# (bench/compare.py): both builds on the same seeds, runs alternated, the
+# pipeline on the four problems and the evidence step on exact draws;
+# results under build/compare/. SEEDS seeds per case (default 16); N
+# overrides the evidence step's draws, ITERS the pipeline's NUTS
+# iterations per chain, PROBLEMS and SCALE (d:n,...) the cases, for a
+# quick look: make bench-compare REF=2c7375f SEEDS=2 N=20000 ITERS=1000.
+SEEDS ?= 16
+
+bench-compare:
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [SEEDS=16] [N=draws] [ITERS=iterations] [PROBLEMS=funnel,...] [SCALE=16:100000,...]"; exit 2; }
+	$(PYTHON) bench/compare.py --ref $(REF) --seeds $(SEEDS) $(if $(N),-n $(N)) $(if $(ITERS),--iters $(ITERS)) \
+	  $(if $(PROBLEMS),--problems $(PROBLEMS)) $(if $(SCALE),--scale $(SCALE)) --go $(GO)
 
 # The paper's comparison (about two hours on 2 cores with the defaults).
 bench-paper: venv

@@ -180,24 +180,8 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	fitFlow := gbs.FlowProposal(&flow.Settings{NoShrinkage: noShrink})
 	var flows []*flow.Flow
 	set := &gbs.Settings{Seed: seed, Anneal: annealMode}
-	set.Proposal = func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
-		t := time.Now()
-		q, warns, err := fitFlow(x, d, w, seed)
-		r.Fit += since(t)
-		if err != nil {
-			return nil, nil, err
-		}
-		if f, ok := q.(*flow.Flow); ok {
-			r.Layers = append(r.Layers, f.Layers())
-			r.CondLayers = append(r.CondLayers, f.ConditionalLayers())
-			r.Shrunk = append(r.Shrunk, f.ShrunkCovariance())
-			flows = append(flows, f)
-		}
-		tp := timedProposal{q: q, t: &r.Proposal}
-		if lq, ok := q.(gbs.LatentProposal); ok {
-			return timedLatent{timedProposal: tp, l: lq}, warns, nil
-		}
-		return tp, warns, nil
+	if timers || noShrink || klDraws > 0 {
+		set.Proposal = timedFitter(fitFlow, &r, &flows)
 	}
 	logp := func(dst, x []float64) error {
 		t := time.Now()
@@ -240,6 +224,30 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 		}
 	}
 	return r
+}
+
+// timedFitter is fitFlow timed into r (its fits, its proposals' methods),
+// the fitted flows appended to flows.
+func timedFitter(fitFlow gbs.ProposalFitter, r *Run, flows *[]*flow.Flow) gbs.ProposalFitter {
+	return func(x []float64, d int, w []float64, seed uint64) (gbs.Proposal, []string, error) {
+		t := time.Now()
+		q, warns, err := fitFlow(x, d, w, seed)
+		r.Fit += since(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f, ok := q.(*flow.Flow); ok {
+			r.Layers = append(r.Layers, f.Layers())
+			r.CondLayers = append(r.CondLayers, f.ConditionalLayers())
+			r.Shrunk = append(r.Shrunk, f.ShrunkCovariance())
+			*flows = append(*flows, f)
+		}
+		tp := timedProposal{q: q, t: &r.Proposal}
+		if lq, ok := q.(gbs.LatentProposal); ok {
+			return timedLatent{timedProposal: tp, l: lq}, warns, nil
+		}
+		return tp, warns, nil
+	}
 }
 
 // klBoth estimates KL(p‖q) on m fresh exact draws of p and KL(q‖p) on m
