@@ -256,8 +256,16 @@ type proposalDraws struct {
 	rng  *rand.Rand
 	tgt  *target
 	logw []float64
-	// observe, if not nil, sees every batch of draws with log q and log p.
-	observe func(y, lq, lp []float64)
+	// observe, if not nil, sees every batch of draws with log q and log p,
+	// and the latent points they were mapped from when q has them (nil
+	// otherwise).
+	observe func(y, lq, lp, z []float64)
+}
+
+// latentSampler is a proposal that can return the latent points of its
+// draws (flow.Flow).
+type latentSampler interface {
+	SampleLatent(dst, logq, z []float64, rng *rand.Rand)
 }
 
 // extend draws until there are n draws, reusing those already made.
@@ -268,7 +276,13 @@ func (pd *proposalDraws) extend(n, d int) error {
 	}
 	y := make([]float64, k*d)
 	lq := make([]float64, k)
-	pd.q.Sample(y, lq, pd.rng)
+	var z []float64
+	if ls, ok := pd.q.(latentSampler); ok && pd.observe != nil {
+		z = make([]float64, k*d)
+		ls.SampleLatent(y, lq, z, pd.rng)
+	} else {
+		pd.q.Sample(y, lq, pd.rng)
+	}
 	for i, v := range lq {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("gbs: the proposal returned log q = %v at its own draw %v", v, y[i*d:(i+1)*d])
@@ -279,7 +293,7 @@ func (pd *proposalDraws) extend(n, d int) error {
 		return err
 	}
 	if pd.observe != nil {
-		pd.observe(y, lq, lp)
+		pd.observe(y, lq, lp, z)
 	}
 	for i := range lp {
 		lp[i] -= lq[i]
