@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -71,7 +70,7 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		plain = fd.clone()
 	}
 	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
-	f.scaleGain = fd.scaleGain
+	f.scaleGate = fd.scaleGate
 	if len(f.layers) > 0 && f.layers[0].scale != nil {
 		// The scale layer was kept for its own gain, but it changes what
 		// the later layers can do: keep it only when the whole flow
@@ -217,9 +216,9 @@ type fitData struct {
 	// wsel and wstop are their weights.
 	nsel, stop  int
 	wsel, wstop []float64
-	// scaleGain is the scale layer's predicted gain (scaleChoice; NaN:
-	// not computed).
-	scaleGain float64
+	// scaleGate holds the scale layer's gate numbers (scaleChoice; a NaN
+	// gain: not computed).
+	scaleGate scaleGate
 }
 
 // prepareFitData merges duplicate points, checks that enough distinct
@@ -262,7 +261,7 @@ func prepareFitData(x []float64, d int, weights []float64, b *bounds, r resolved
 		val = interleave(val)
 		nsel = (len(val) + 1) / 2
 	}
-	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel, scaleGain: math.NaN()}
+	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel, scaleGate: scaleGate{gain: math.NaN()}}
 	fd.zt, fd.wtr, _ = gather(pts, w, ldb, train, d)
 	fd.zv, fd.wv, fd.ldv = gather(pts, w, ldb, val, d)
 	if fd.wv != nil {
@@ -369,8 +368,8 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 // (llNew is scratch).
 func fitScaleLayer(fd *fitData, llBest, llNew []float64, ungated bool, threads int) (layer, bool) {
 	d, nt, nv := fd.d, fd.nt, fd.nv
-	sl, gain, ok := fitScale(fd.zt, nt, d, fd.wtr, !ungated)
-	fd.scaleGain = gain
+	sl, g, ok := fitScale(fd.zt, nt, d, fd.wtr, !ungated)
+	fd.scaleGate = g
 	if !ok {
 		return layer{}, false
 	}
@@ -659,36 +658,50 @@ func distinctPoints(x []float64, n, d int, weights []float64) ([]float64, []floa
 		}
 	}
 	row := func(i int) []float64 { return x[i*d : (i+1)*d] }
-	sorted := slices.Clone(idx)
-	slices.SortFunc(sorted, func(a, b int) int {
-		if c := slices.Compare(row(a), row(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	// Equal rows found by a hash of their values (-0 as 0, as == has it),
+	// each compared with the earlier rows of its hash: linear time where
+	// a sort of the rows took n log n comparisons of d values.
+	heads := make(map[uint64]int, len(idx)) // hash -> latest first-of-its-kind row
+	next := make([]int, n)                  // earlier first-of-its-kind row of the same hash, or -1
 	rep := make([]bool, n)
 	merged := make(map[int]float64)
 	dup := 0
-	for g := 0; g < len(sorted); {
-		h := g + 1
-		for h < len(sorted) && slices.Equal(row(sorted[g]), row(sorted[h])) {
-			h++
+	for _, i := range idx {
+		h := uint64(14695981039346656037)
+		for _, v := range row(i) {
+			h = (h ^ math.Float64bits(v+0)) * 1099511628211
 		}
-		first := sorted[g] // the smallest index of the group
-		rep[first] = true
-		if h-g > 1 {
-			dup += h - g - 1
-			var sum float64
-			for _, i := range sorted[g:h] {
-				if weights == nil {
-					sum++
-				} else {
-					sum += weights[i]
-				}
+		first := -1
+		j, ok := heads[h]
+		for ok && j >= 0 {
+			if slices.Equal(row(j), row(i)) {
+				first = j
+				break
 			}
-			merged[first] = sum
+			j = next[j]
 		}
-		g = h
+		wi := 1.0
+		if weights != nil {
+			wi = weights[i]
+		}
+		if first < 0 {
+			rep[i] = true
+			next[i] = -1
+			if ok {
+				next[i] = heads[h]
+			}
+			heads[h] = i
+			continue
+		}
+		// Summed in increasing index, the first point's weight first.
+		if _, seen := merged[first]; !seen {
+			merged[first] = 1
+			if weights != nil {
+				merged[first] = weights[first]
+			}
+		}
+		merged[first] += wi
+		dup++
 	}
 	out := make([]float64, 0, (len(idx)-dup)*d)
 	var w []float64

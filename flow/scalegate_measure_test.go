@@ -59,25 +59,26 @@ func TestScaleGateMeasure(t *testing.T) {
 	}
 	var kinds []kind
 	for _, n := range []int{800, 8000} {
+		kinds = append(kinds, kind{name: "funnel-16, scale exp(0.0625 x1)", d: 16, n: n, draw: weakFunnel(16, 0.0625), always: true, seeds: 16})
 		kinds = append(kinds,
 			kind{name: "funnel-16", d: 16, n: n, draw: funnel.sample, lo: funnel.lower, hi: funnel.upper},
 			kind{name: "funnel-16, neck cut (x1 >= -1.5)", d: 16, n: n, draw: cut(funnel, -1.5), lo: funnel.lower, hi: funnel.upper})
 	}
-	for _, c := range []float64{0.125, 0.25, 0.5} {
-		kinds = append(kinds, kind{name: fmt.Sprintf("funnel-16, scale exp(%g x1)", c), d: 16, n: 8000, draw: weakFunnel(16, c), always: true})
+	for _, c := range []float64{0.03125, 0.0625, 0.125, 0.25, 0.5} {
+		kinds = append(kinds, kind{name: fmt.Sprintf("funnel-16, scale exp(%g x1)", c), d: 16, n: 8000, draw: weakFunnel(16, c), always: true, seeds: 16})
 	}
 	f64 := funnelTarget(64)
 	ban, cau := bananaTarget(32, 1), cauchyTarget(48)
 	kinds = append(kinds,
 		kind{name: "funnel-64", d: 64, n: 8000, draw: f64.sample, lo: f64.lower, hi: f64.upper},
-		kind{name: "banana-32", d: 32, n: 8000, draw: ban.sample, lo: ban.lower, hi: ban.upper, always: true},
-		kind{name: "cauchy-48", d: 48, n: 8000, draw: cau.sample, lo: cau.lower, hi: cau.upper, always: true},
-		kind{name: "correlated Gaussian-16", d: 16, n: 8000, draw: gaussianDraws(16), always: true},
+		kind{name: "banana-32", d: 32, n: 8000, draw: ban.sample, lo: ban.lower, hi: ban.upper, always: true, seeds: 16},
+		kind{name: "cauchy-48", d: 48, n: 8000, draw: cau.sample, lo: cau.lower, hi: cau.upper, always: true, seeds: 16},
+		kind{name: "correlated Gaussian-16", d: 16, n: 8000, draw: gaussianDraws(16), always: true, seeds: 16},
 		kind{name: "correlated Gaussian-256", d: 256, n: 40000, draw: gaussianDraws(256), seeds: 8},
 	)
-	t.Logf("gate: scale candidate fitted when the predicted gain is >= %g nats", scaleGateGain)
-	t.Logf("| draws | n | fits | predicted gain min / median / max | gate passes | full fit keeps | skipped but kept (false negatives) |")
-	t.Logf("|---|---|---|---|---|---|---|")
+	t.Logf("gate: scale candidate fitted when m Σ R² exceeds the χ²(d-1) quantile at %g/d", scaleGateAlpha)
+	t.Logf("| draws | n | fits | statistic / limit, min / median / max | predicted gain (nats), median | gate passes | full fit keeps | skipped but kept (false negatives) |")
+	t.Logf("|---|---|---|---|---|---|---|---|")
 	for _, k := range kinds {
 		var sets [][]float64
 		m := seeds
@@ -97,7 +98,7 @@ func TestScaleGateMeasure(t *testing.T) {
 // gateRow fits each point set with the gate, and without it where the gate
 // skips the candidate (or always), and logs one table row.
 func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []float64, always bool) {
-	var gains []float64
+	var ratios, gains []float64
 	pass, keep, missed, fits := 0, 0, 0, 0
 	for i, x := range sets {
 		set := &Settings{Seed: uint64(i) + 1, Lower: lo, Upper: hi}
@@ -106,8 +107,12 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 			t.Fatalf("%s: %v", name, err)
 		}
 		fits++
-		gains = append(gains, f.scaleGain)
-		gated := f.scaleGain >= scaleGateGain
+		g := f.scaleGate
+		if !math.IsNaN(g.gain) {
+			ratios = append(ratios, g.stat/g.limit)
+			gains = append(gains, g.gain)
+		}
+		gated := g.pass()
 		kept := hasScale(f)
 		if gated {
 			pass++
@@ -126,13 +131,14 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 			keep++
 		}
 	}
-	g := slices.DeleteFunc(slices.Clone(gains), math.IsNaN)
-	slices.Sort(g)
-	stat := "—"
-	if len(g) > 0 {
-		stat = fmt.Sprintf("%.3g / %.3g / %.3g", g[0], g[len(g)/2], g[len(g)-1])
+	slices.Sort(ratios)
+	slices.Sort(gains)
+	stat, gain := "—", "—"
+	if len(ratios) > 0 {
+		stat = fmt.Sprintf("%.3g / %.3g / %.3g", ratios[0], ratios[len(ratios)/2], ratios[len(ratios)-1])
+		gain = fmt.Sprintf("%.3g", gains[len(gains)/2])
 	}
-	t.Logf("| %s | %d | %d | %s | %d | %d | %d |", name, n, fits, stat, pass, keep, missed)
+	t.Logf("| %s | %d | %d | %s | %s | %d | %d | %d |", name, n, fits, stat, gain, pass, keep, missed)
 }
 
 func hasScale(f *Flow) bool { return len(f.layers) > 0 && f.layers[0].scale != nil }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gbs-evidence/gbs/nuts"
@@ -22,11 +23,12 @@ import (
 //	FLOW_MEASURE_GATE=1 FLOW_GATE_DRAWS=dir go test ./flow -run TestScaleGateMeasure -v
 //
 // For GBS_GATE_SEEDS seeds (default 64, from GBS_GATE_SEED, default 930000)
-// it runs the pipeline on the funnel at the benchmark's budget (8 chains,
-// 500 warm-up and 2000 kept iterations, as cmd/gbs-bench) and writes the
-// pooled draws of every fit of the global moves' flow (funnel-global-<k>,
-// k counting the fits of the run, a retry's included) and the two halves
-// the evidence's passes fit their flows on (funnel-evidence-<pass>).
+// it runs the pipeline on each of GBS_GATE_PROBLEMS (default funnel) at the
+// benchmark's budget (8 chains, 500 warm-up and 2000 kept iterations, as
+// cmd/gbs-bench) and writes the pooled draws of every fit of the global
+// moves' flow (<problem>-global-<k>, k counting the fits of the run, a
+// retry's included) and the two halves the evidence's passes fit their
+// flows on (<problem>-evidence-<pass>).
 func TestScaleGateDraws(t *testing.T) {
 	dir := os.Getenv("GBS_GATE_DRAWS")
 	if dir == "" {
@@ -42,7 +44,21 @@ func TestScaleGateDraws(t *testing.T) {
 	if v := os.Getenv("GBS_GATE_SEED"); v != "" {
 		first, _ = strconv.ParseUint(v, 10, 64)
 	}
-	p := problems.Funnel()
+	names := []string{"funnel"}
+	if v := os.Getenv("GBS_GATE_PROBLEMS"); v != "" {
+		names = strings.Split(v, ",")
+	}
+	for _, name := range names {
+		p, err := problems.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gateDraws(t, p, dir, first, seeds)
+	}
+}
+
+// gateDraws writes the point sets of seeds runs of the pipeline on p.
+func gateDraws(t *testing.T, p *problems.Problem, dir string, first uint64, seeds int) {
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 	for r := 0; r < seeds; r++ {
 		seed := first + uint64(r)
