@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"runtime/pprof"
 	"sync"
 
@@ -87,10 +86,13 @@ type Settings struct {
 	// derived from (Seed, c), so draws do not depend on Threads or on
 	// GOMAXPROCS.
 	Seed uint64
-	// Threads is the number of goroutines running chains; 0 means
-	// GOMAXPROCS, 1 runs the chains one after another (for densities
-	// that are not safe for concurrent use). The draws are identical for
-	// any value.
+	// Threads is the number of goroutines running chains; 0 means one
+	// per chain, among which the Go runtime shares GOMAXPROCS cores, so
+	// that chains of unequal cost (tree depths differ between chains)
+	// end together rather than leave a core idle while the last chain
+	// of a thread finishes; 1 runs the chains one after another (for
+	// densities that are not safe for concurrent use). The draws are
+	// identical for any value.
 	Threads int
 
 	// Global, if not nil, adds independence Metropolis–Hastings moves
@@ -266,7 +268,7 @@ func newConfig(d int, s *Settings) (*config, error) {
 		c.TargetAccept = 0.8
 	}
 	if c.Threads == 0 {
-		c.Threads = runtime.GOMAXPROCS(0)
+		c.Threads = c.Chains
 	}
 	if c.Threads > c.Chains {
 		c.Threads = c.Chains
