@@ -96,7 +96,9 @@ def run_pipeline(binary, flags, problem, seed, iters, tmp):
         raise RuntimeError(f"{problem} seed {seed}: {r['error']}")
     return {"logz": r["logz"], "logzerr": r["logzerr"], "exact": r["exact"], "ngrad": r.get("ngrad", 0),
             "ncall": r.get("ncall", 0), "seconds": r.get("seconds"), "sampling_seconds": r.get("sampling_seconds"),
-            "evidence_seconds": r.get("evidence_seconds"), "wall": wall, "cpu": cpu, "warnings": len(r.get("warnings") or [])}
+            "evidence_seconds": r.get("evidence_seconds"), "wall": wall, "cpu": cpu, "warnings": len(r.get("warnings") or []),
+            "global_accept": r.get("global_accept"), "global_warmup_accept": r.get("global_warmup_accept"),
+            "global_move_calls": r.get("global_move_calls"), "info": r.get("info")}
 
 
 def run_scale(binary, flags, d, n, seed):

@@ -45,6 +45,11 @@ type Run struct {
 	// GlobalAccept is the acceptance rate of the sampler's global moves
 	// (GBS with global moves only).
 	GlobalAccept *float64 `json:"global_accept,omitempty"`
+	// GlobalWarmupAccept is that of the global moves of the warm-up
+	// stages (from the flow fitted after the first stage), and
+	// GlobalMoveCalls the log-density calls all global moves made.
+	GlobalWarmupAccept *float64 `json:"global_warmup_accept,omitempty"`
+	GlobalMoveCalls    int64    `json:"global_move_calls,omitempty"`
 	// MinorWeight is the fraction of the draws in the minor mode (two-modes
 	// problems), RHatLogP the sampler's R-hat of log p across chains.
 	MinorWeight *float64 `json:"minor_weight,omitempty"`

@@ -125,6 +125,16 @@ func pipelineRun(base Run, method string, pr *pipeline.Result) Run {
 	if pr.Global {
 		a := pr.GlobalAcceptRate
 		run.GlobalAccept = &a
+		var prop, acc int64
+		for _, c := range pr.Sampling.Chains {
+			prop += c.Global.WarmupProposed
+			acc += c.Global.WarmupAccepted
+			run.GlobalMoveCalls += c.Global.Calls
+		}
+		if prop > 0 {
+			w := float64(acc) / float64(prop)
+			run.GlobalWarmupAccept = &w
+		}
 	}
 	run.RHatLogP = pr.Sampling.RHatLogP
 	return run
