@@ -80,6 +80,7 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		r0.NoScale = true
 		layers, heldOut, warnings := fitLayers(plain, r0, threads)
 		keep := heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
+		f.scaleGate.own, f.scaleGate.margin = f.heldOut[1]-f.heldOut[0], f.heldOut[len(f.heldOut)-1]-heldOut[len(heldOut)-1]
 		if keep {
 			f.init()
 			keep = roundTrips(f, x, d)

@@ -125,9 +125,13 @@ func fitScale(z []float64, n, d int, w []float64, gated bool) (c scaleLayer, g s
 }
 
 // scaleGate holds the gate's numbers: the test statistic, its threshold
-// and the predicted gain (see scaleChoice).
+// and the predicted gain (see scaleChoice); when the candidate passed its
+// own test, for the tests that measure the gate, its own held-out gain and
+// the margin by which the whole flow with it beat (or lost to) the flow
+// without it.
 type scaleGate struct {
 	stat, limit, gain float64
+	own, margin       float64
 }
 
 // pass reports whether the dependence is beyond chance.

@@ -99,6 +99,7 @@ func TestScaleGateMeasure(t *testing.T) {
 // skips the candidate (or always), and logs one table row.
 func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []float64, always bool) {
 	var ratios, gains []float64
+	var owns, margins []float64 // candidates that passed their own test: own gain, final margin
 	pass, keep, missed, fits := 0, 0, 0, 0
 	for i, x := range sets {
 		set := &Settings{Seed: uint64(i) + 1, Lower: lo, Upper: hi}
@@ -126,6 +127,11 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 			if kept && !gated {
 				missed++
 			}
+			g = u.scaleGate
+		}
+		if g.margin != 0 {
+			owns = append(owns, g.own)
+			margins = append(margins, g.margin)
 		}
 		if kept {
 			keep++
@@ -139,6 +145,22 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 		gain = fmt.Sprintf("%.3g", gains[len(gains)/2])
 	}
 	t.Logf("| %s | %d | %d | %s | %s | %d | %d | %d |", name, n, fits, stat, gain, pass, keep, missed)
+	if len(owns) > 0 {
+		// Where the candidate gained alone, how much and by how much the
+		// whole flow with it won (negative: lost): a rule that kept the
+		// layer on its own gain, without the second fit, would need a
+		// threshold above every own gain of a lost comparison.
+		lostMax := math.Inf(-1)
+		wonMin := math.Inf(1)
+		for i, o := range owns {
+			if margins[i] < 0 {
+				lostMax = max(lostMax, o)
+			} else {
+				wonMin = min(wonMin, o)
+			}
+		}
+		t.Logf("|   (%s: %d candidates gained alone; own gain of those the whole flow lost with: max %.3g; of those it won with: min %.3g) |", name, len(owns), lostMax, wonMin)
+	}
 }
 
 func hasScale(f *Flow) bool { return len(f.layers) > 0 && f.layers[0].scale != nil }
