@@ -75,17 +75,35 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		// The scale layer was kept for its own gain, but it changes what
 		// the later layers can do: keep it only when the whole flow
 		// predicts the held-out points better with it than without (on
-		// the 32-d banana the layer gains at first and loses in the end).
-		r0 := r
-		r0.NoScale = true
-		layers, heldOut, warnings := fitLayers(plain, r0, threads)
-		keep := heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
-		f.scaleGate.own, f.scaleGate.margin = f.heldOut[1]-f.heldOut[0], f.heldOut[len(f.heldOut)-1]-heldOut[len(heldOut)-1]
+		// the 32-d banana the layer gains at first and loses in the end),
+		// unless its own gain is beyond any that lost in the end
+		// (scaleSureGain), where the fit without it is not needed.
+		own := f.heldOut[1] - f.heldOut[0]
+		f.scaleGate.own = own
+		var layers []layer
+		var heldOut []float64
+		var warnings []string
+		plainFitted := false
+		fitPlain := func() {
+			r0 := r
+			r0.NoScale = true
+			layers, heldOut, warnings = fitLayers(plain, r0, threads)
+			plainFitted = true
+		}
+		keep := true
+		if !(own > scaleSureGain) || r.ungated {
+			fitPlain()
+			keep = heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
+			f.scaleGate.margin = f.heldOut[len(f.heldOut)-1] - heldOut[len(heldOut)-1]
+		}
 		if keep {
 			f.init()
 			keep = roundTrips(f, x, d)
 		}
 		if !keep {
+			if !plainFitted {
+				fitPlain()
+			}
 			f.layers, f.heldOut, f.warnings, fd = layers, heldOut, warnings, plain
 		}
 	}

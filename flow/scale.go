@@ -92,6 +92,16 @@ const maxScaleDim = 256
 // 0.0025 to 0.0011 (docs/benchmarks.md, "Speed").
 const scaleGateAlpha = 1e-3
 
+// scaleSureGain is the scale layer's own held-out gain (nats per point)
+// above which the whole flow is not fitted again without it to compare:
+// where a candidate gained alone and the flow without it won in the end
+// (the banana, the Cauchy problem: the later layers do better without),
+// its own gain was at most 0.9 nats; on the funnel, where the flow with
+// it always won, its own gain was 5.1 to 16 nats (TestScaleGateMeasure on
+// the pipeline's draws of 8 to 64 seeds per problem, docs/benchmarks.md,
+// "Speed"). The second fit was half of the funnel's flow fits.
+const scaleSureGain = 3.0
+
 // fitScale fits a scale layer to the n×d rows z (weights w, nil for
 // equal): k is the coordinate whose value best predicts the others' log
 // squares (scaleChoice), and the lines maximize the likelihood of

@@ -65,11 +65,14 @@ type Settings struct {
 	// of Neal's funnel), kept only when the flow with it predicts
 	// held-out points better than the flow without, so that elsewhere
 	// the flow is the one fitted without it. It is not tried without a
-	// validation set (Layers > 0) or above 256 dimensions. On the funnel
-	// it takes q from 1.75 to 0.04 nats of p and the pipeline's spread of
-	// ln Z from 0.017 to 0.003 (docs/benchmarks.md, "The scale layer");
-	// when it passes its own gain test the remaining layers are fitted
-	// twice, with and without it.
+	// validation set (Layers > 0), above 256 dimensions, or where no
+	// coordinate's value predicts the others' log squares beyond chance
+	// (a test at a false-pass rate of 10⁻³). On the funnel it takes q
+	// from 1.75 to 0.04 nats of p and the pipeline's spread of ln Z from
+	// 0.017 to 0.003 (docs/benchmarks.md, "The scale layer"); when it
+	// passes its own gain test the remaining layers are fitted twice,
+	// with and without it, unless its own gain leaves no doubt (3 nats
+	// per point).
 	NoScale bool
 
 	// NoShrinkage keeps the sample covariance for the whitening. By
@@ -159,8 +162,9 @@ var candidateBandwidths = []float64{1, 0.3}
 type resolved struct {
 	Settings
 	tailPoints float64
-	// ungated fits the scale layer's candidate whatever its predicted
-	// gain (scaleGateGain): for the tests that measure the gate.
+	// ungated fits the scale layer's candidate whatever the gate says
+	// and always compares the flows with and without it (scaleGateAlpha,
+	// scaleSureGain): for the tests that measure the gate.
 	ungated bool
 }
 
