@@ -1,7 +1,7 @@
 package gbs
 
 import (
-	"sync"
+	"errors"
 )
 
 // bothPasses runs the two cross-fitting passes fa and fb, each on a copy
@@ -12,8 +12,11 @@ import (
 // use both cores in the parts of a pass that one core does (the scale
 // layer's candidate, sorting the draws, the bridge equation, the
 // coverage pool); with a caller's fitter, one after the other, since
-// nothing says it is safe. Either way the log density is called by one
-// pass at a time unless Settings.Concurrent allows more, e.ev counts
+// nothing says it is safe. Unless Settings.Concurrent allows more, the
+// log density sees the calls it would see with the passes one after the
+// other, in that order: the second pass makes its first call once the
+// first pass is over (and none if it failed), so that a density's
+// failure, and the error reported, do not depend on timing. e.ev counts
 // both passes' calls, and the log messages arrive in the passes' order.
 func (e *estimation) bothPasses(fa, fb func(*estimation) error) (errA, errB error) {
 	if !e.ownProposal {
@@ -22,24 +25,37 @@ func (e *estimation) bothPasses(fa, fb func(*estimation) error) (errA, errB erro
 		}
 		return nil, fb(e)
 	}
-	var mu sync.Mutex // the user's density, one call at a time
-	pa, pb := e.passCopy(&mu), e.passCopy(&mu)
-	var wg sync.WaitGroup
-	wg.Add(1)
+	aDone := make(chan struct{})
+	pa, pb := e.passCopy(nil), e.passCopy(func() error {
+		<-aDone
+		if errA != nil {
+			return errPassSkipped
+		}
+		return nil
+	})
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(done)
 		errB = fb(pb.e)
 	}()
 	errA = fa(pa.e)
-	wg.Wait()
+	close(aDone)
+	<-done
+	if errA != nil {
+		return errA, nil
+	}
 	for _, p := range []*passCopy{pa, pb} {
 		e.ev.calls += p.e.ev.calls
 		for _, m := range p.log {
 			e.cfg.Log(m)
 		}
 	}
-	return errA, errB
+	return nil, errB
 }
+
+// errPassSkipped stops the second pass when the first failed (its error
+// is the one reported).
+var errPassSkipped = errors.New("gbs: the first cross-fitting pass failed")
 
 // passCopy is a copy of an estimation for one concurrent pass, with an
 // evaluator of its own and its log messages kept for later.
@@ -48,18 +64,20 @@ type passCopy struct {
 	log []string
 }
 
-// passCopy returns a copy of e whose evaluator counts its own calls and
-// calls the density under mu unless it may be called concurrently, and
-// whose log messages are kept in the copy.
-func (e *estimation) passCopy(mu *sync.Mutex) *passCopy {
+// passCopy returns a copy of e whose evaluator counts its own calls and,
+// unless the density may be called concurrently, calls wait() before
+// each call of the density (nil: none), and whose log messages are kept
+// in the copy.
+func (e *estimation) passCopy(wait func() error) *passCopy {
 	c := *e
 	ev := *e.ev
 	ev.calls = 0
-	if !ev.concurrent {
+	if !ev.concurrent && wait != nil {
 		f := ev.f
 		ev.f = func(dst, x []float64) error {
-			mu.Lock()
-			defer mu.Unlock()
+			if err := wait(); err != nil {
+				return err
+			}
 			return f(dst, x)
 		}
 	}
