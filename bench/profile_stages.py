@@ -23,6 +23,10 @@ share per stage and part, the sampler's and the evidence's totals. With
 --json it also writes the rows as JSON lines ({"stage", "part", "seconds",
 "share"}), which the documentation renders. Several profiles of the same
 binary (repeats) may be given; their samples add up.
+
+    bench/profile_stages.py --diff before.jsonl after.jsonl
+
+prints two such JSON files' stages side by side, with the ratio.
 """
 
 import argparse
@@ -155,7 +159,37 @@ ORDER = [
 ]
 
 
+def diff(before, after, title):
+    """Prints the stage totals of two --json files side by side."""
+    def totals(path):
+        out = {}
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                if not r["part"]:
+                    out[r["stage"]] = r["seconds"]
+        return out
+    a, b = totals(before), totals(after)
+    stages = sorted(set(a) | set(b), key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s))
+    if title:
+        print(title + "\n")
+    print("| stage | CPU s before | CPU s after | after/before |")
+    print("|---|---:|---:|---:|")
+    for s in stages:
+        x, y = a.get(s, 0.0), b.get(s, 0.0)
+        print(f"| {s} | {x:.2f} | {y:.2f} | {y / x:.2f} |" if x else f"| {s} | — | {y:.2f} | |")
+    ta, tb = sum(a.values()), sum(b.values())
+    print(f"| **total** | **{ta:.2f}** | **{tb:.2f}** | **{tb / ta:.2f}** |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--diff":
+        ap = argparse.ArgumentParser(description="stage totals of two --json files side by side")
+        ap.add_argument("--diff", nargs=2, metavar=("BEFORE", "AFTER"), required=True)
+        ap.add_argument("--title", default="")
+        a = ap.parse_args()
+        diff(a.diff[0], a.diff[1], a.title)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("binary", help="the binary that wrote the profiles (for its symbols)")
     ap.add_argument("profiles", nargs="+", help="CPU profiles (pprof) of that binary")
