@@ -25,7 +25,7 @@ import (
 // the full fit would have kept a scale layer that the gate skipped (false
 // negatives); it prints the predicted gains. FLOW_GATE_SEEDS sets the seeds
 // per case (default 64); FLOW_GATE_DRAWS names a directory of point sets
-// (.f64 files written by gbs's TestScaleGateDraws: the pipeline's own funnel
+// (.f64 files written by pipeline's TestScaleGateDraws: the pipeline's own funnel
 // draws, those of its global moves' fits and of its evidence passes), which
 // are measured too. A funnel whose scale is exp(c·x1) (c < 1) places the
 // gate between the cases that need the layer and those that do not.
@@ -80,9 +80,6 @@ func TestScaleGateMeasure(t *testing.T) {
 	t.Logf("| draws | n | fits | statistic / limit, min / median / max | predicted gain (nats), median | gate passes | full fit keeps | skipped but kept (false negatives) |")
 	t.Logf("|---|---|---|---|---|---|---|---|")
 	for _, k := range kinds {
-		if seeds == 0 {
-			break // FLOW_GATE_SEEDS=0: the files only
-		}
 		var sets [][]float64
 		m := seeds
 		if k.seeds > 0 {

@@ -1,4 +1,4 @@
-package gbs
+package pipeline
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // for flow's TestScaleGateMeasure (the scale layer's gate), not run by
 // default:
 //
-//	GBS_GATE_DRAWS=dir go test ./gbs -run TestScaleGateDraws -v -timeout 3h
+//	GBS_GATE_DRAWS=dir go test ./pipeline -run TestScaleGateDraws -v -timeout 3h
 //	FLOW_MEASURE_GATE=1 FLOW_GATE_DRAWS=dir go test ./flow -run TestScaleGateMeasure -v
 //
 // For GBS_GATE_SEEDS seeds (default 64, from GBS_GATE_SEED, default 930000)
@@ -78,16 +78,23 @@ func gateDraws(t *testing.T, p *problems.Problem, dir string, first uint64, seed
 			writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-global-%d-%d.f64", p.Name, fits, seed)), pooled, p.Dim)
 			return fit(stage, x, lp)
 		}
-		pr, err := Pipeline(context.Background(), grad, p.Dim, &PipelineSettings{Sampler: s})
+		pr, err := NUTS(context.Background(), grad, p.Dim, &Settings{Sampler: s})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := splitHalves(&Samples{Dim: p.Dim, Chains: pr.Sampling.Draws})
-		if err != nil {
-			t.Fatal(err)
+		// The evidence's halves: the first half of the chains, then the
+		// rest (gbs splits several chains so).
+		var first, use []float64
+		k := len(pr.Sampling.Draws) / 2
+		for c, ch := range pr.Sampling.Draws {
+			if c < k {
+				first = append(first, ch...)
+			} else {
+				use = append(use, ch...)
+			}
 		}
-		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-1-%d.f64", p.Name, seed)), h.fit, p.Dim)
-		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-2-%d.f64", p.Name, seed)), h.use, p.Dim)
+		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-1-%d.f64", p.Name, seed)), first, p.Dim)
+		writeF64(t, filepath.Join(dir, fmt.Sprintf("%s-evidence-2-%d.f64", p.Name, seed)), use, p.Dim)
 		t.Logf("seed %d: %d global fits, ln Z %.4f ± %.4f (exact %.4f), retried %v", seed, fits, pr.Evidence.LogZ, pr.Evidence.LogZErr, p.LogZ, pr.Retried)
 	}
 }
