@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-compare bench-paper bench-ns bench-smoke venv clean fuzz soak stress test-race
+.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-compare bench-paper bench-ns bench-coverage bench-emcee bench-python bench-report bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -219,6 +219,21 @@ demo:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./gbs/ ./flow/ ./nuts/
 
+# The published benchmark tables (docs/benchmarks.md, the README's "How
+# good is it", docs/python.md's performance table) are made from the
+# result files in bench/results/ by bench/report.py: `make bench-report`
+# prints them, writes them into the pages between their markers and draws
+# docs/benchmarks.png. Each file comes from one of the targets below
+# (docs/benchmark-methods.md says what each measures); they take hours.
+bench-report: venv
+	$(VPY) bench/report.py --write
+
+# GBS with the defaults at 64 seeds on the paper's four problems (about
+# an hour per problem on 2 cores), then the other estimators at 16.
+bench-paper:
+	$(GO) run ./cmd/gbs-bench -methods GBS -seed 920000 -o bench/results/paper-gbs.jsonl
+	$(GO) run ./cmd/gbs-bench -methods GIS,GHM,WBS,AIS,RAIS -o bench/results/paper-baselines.jsonl
+
 # Speed and precision of this checkout against a reference commit
 # (bench/compare.py): both builds on the same seeds, runs alternated, the
 # pipeline on the four problems and the evidence step on exact draws;
@@ -233,17 +248,26 @@ bench-compare:
 	$(PYTHON) bench/compare.py --ref $(REF) --seeds $(SEEDS) $(if $(N),-n $(N)) $(if $(ITERS),--iters $(ITERS)) \
 	  $(if $(PROBLEMS),--problems $(PROBLEMS)) $(if $(SCALE),--scale $(SCALE)) --go $(GO)
 
-# The paper's comparison (about two hours on 2 cores with the defaults).
-bench-paper: venv
-	mkdir -p bench-out
-	$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl
-	$(VPY) bench/summarize.py bench-out/runs.jsonl --command "$(GO) run ./cmd/gbs-bench -o bench-out/runs.jsonl"
-
 # Nested sampling (dynesty, default settings) on the same problems, for
 # the comparison; hours of CPU, resumable (runs already in the output are
-# skipped). NS_FLAGS passes options, e.g. NS_FLAGS="--repeats 4 --maxcall 30000000".
+# skipped). NS_FLAGS passes options.
+NS_FLAGS ?= --repeats 4 --maxcall 30000000
 bench-ns: $(VENV)/.bench-stamp
-	$(VPY) bench/dynesty_bench.py --out bench/results/ns.jsonl $(NS_FLAGS)
+	$(VPY) bench/dynesty_bench.py --out bench/results/paper-ns.jsonl $(NS_FLAGS)
+
+# The coverage check's false alarms and power (cmd/gbs-coverage).
+COVERAGE_CASES := funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5,mixture-misweighted
+bench-coverage:
+	$(GO) run ./cmd/gbs-coverage -seeds 16 -cases $(COVERAGE_CASES) > bench/results/coverage.jsonl
+
+# The error bar on emcee chains of a curved target, at three lengths.
+bench-emcee: lib venv
+	rm -f bench/results/emcee-banana.jsonl
+	$(VPY) bench/emcee_coverage.py --target banana --runs 32 --steps 20000,60000,100000 --thin 10 --keep 10 --out bench/results/emcee-banana.jsonl
+
+# What calling gbs from Python costs against the same call in Go.
+bench-python: lib venv
+	$(VPY) bench/python_overhead.py --repeats 15 --json bench/results/python-overhead.json
 
 $(VENV)/.bench-stamp: bench/requirements.txt $(VENV)/.stamp
 	$(VPY) -m pip install --quiet -r bench/requirements.txt -c python/constraints.txt

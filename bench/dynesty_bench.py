@@ -7,12 +7,14 @@ python/gbs/problems.py, and appends one JSON line per run to --out with the
 keys of the Go benchmark (cmd/gbs-bench):
 
     {"problem", "method": "NS", "seed", "logz", "logzerr", "exact",
-     "ncall", "ngrad": 0, "seconds"}
+     "ncall", "ngrad": 0, "seconds", "dynesty", "commit", "date"}
 
 plus "error" (and null logz/logzerr) when a run fails, and "note" when
 --maxcall stopped it before dynesty's own stopping rule (its ln Z is then
 that of a truncated run). ncall counts every likelihood call, including
-those of the initial live points; seconds is the wall time of one run.
+those of the initial live points; seconds is the wall time of one run;
+dynesty is its version, commit and date those of this checkout and the
+day of the run (bench/provenance.py).
 
 Sampler: ``dynesty.NestedSampler(loglike, prior_transform, ndim,
 rstate=numpy.random.default_rng(seed))`` and ``run_nested()``, everything
@@ -39,7 +41,7 @@ benchmark covers every problem.
 Examples
 --------
     .venv/bin/python bench/dynesty_bench.py --problems funnel,banana --repeats 1
-    nice -n 10 .venv/bin/python bench/dynesty_bench.py --jobs 2 --out bench/results/ns.jsonl
+    nice -n 10 .venv/bin/python bench/dynesty_bench.py --jobs 2 --out bench/results/paper-ns.jsonl
     .venv/bin/python bench/dynesty_bench.py --problems ring --repeats 1 --maxcall 20000000
 """
 
@@ -59,10 +61,12 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
 
+from provenance import stamp  # noqa: E402  (bench/provenance.py, beside this script)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PROBLEMS_PATH = os.path.join(ROOT, "python", "gbs", "problems.py")
 DEFAULT_PROBLEMS = "funnel,banana,cauchy,ring"
-DEFAULT_OUT = os.path.join("bench", "results", "ns.jsonl")
+DEFAULT_OUT = os.path.join("bench", "results", "paper-ns.jsonl")
 
 
 def load_problems():
@@ -133,6 +137,7 @@ def run_one(task):
     rec = {"problem": name, "method": method, "seed": seed, "logz": None, "logzerr": None, "exact": None,
            "ncall": 0, "ngrad": 0, "seconds": 0.0}
     t0 = time.monotonic()
+    prov = stamp()  # the checkout as the run starts
     counter = None
     try:
         import numpy as np
@@ -169,7 +174,8 @@ def run_one(task):
             sampler.run_nested(**run_kw)
         res = sampler.results
         logz, logzerr = float(res["logz"][-1]), float(res["logzerr"][-1])
-        rec.update(logz=logz, logzerr=logzerr, ncall=counter.ncall, seconds=time.monotonic() - t0)
+        rec.update(logz=logz, logzerr=logzerr, ncall=counter.ncall, seconds=time.monotonic() - t0,
+                   dynesty=dynesty.__version__, **prov)
         if not (math.isfinite(logz) and math.isfinite(logzerr)):
             rec["error"] = "dynesty returned a non-finite ln Z (%r +- %r)" % (logz, logzerr)
             rec["logz"] = rec["logzerr"] = None

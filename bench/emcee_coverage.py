@@ -27,11 +27,17 @@ about the chains' length or tau, gbs's tau (median, range) and emcee's
 own tau of the walkers (emcee.autocorr.integrated_time, in steps), against
 which emcee's rule asks for walkers of 50 tau. --cache DIR keeps the emcee
 runs (every --keep-th step) for a second pass over the same chains.
+--out FILE appends one JSON line per evidence call (run, steps, z, the
+error bar and its parts, both taus, the warnings, commit and date): the
+published table is made from bench/results/emcee-banana.jsonl by
+bench/report.py.
 
-Examples and results: docs/benchmarks.md ("Error bars on emcee chains").
+Commands and results: the benchmark pages of the documentation ("Error
+bars on emcee chains").
 """
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -45,6 +51,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ.setdefault("GBS_LIBRARY", os.path.join(ROOT, "build", "lib", "libgbs.so"))
 import emcee  # noqa: E402
 import gbs  # noqa: E402
+from provenance import stamp  # noqa: E402  (bench/provenance.py, beside this script)
 
 WALKERS, BURN, STEPS, D = 32, 500, 2000, 4
 
@@ -122,6 +129,7 @@ def banana(args):
     rows = {s: [] for s in steps}
     t0 = time.perf_counter()
     keep = args.keep
+    prov = stamp()
     for r in range(args.first, args.first + args.runs):
         chain, lp = banana_run(r, max(steps), args.cache, keep)
         for n in steps:
@@ -134,6 +142,13 @@ def banana(args):
             etau = keep * max(float(emcee.autocorr.integrated_time(kept[:, :, k], quiet=True)[0])
                               for k in range(2))
             rows[n].append((z, res.tau, bool(short_warning(res)), len(res.warnings), etau))
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(json.dumps({
+                        "run": r, "steps": n, "z": z, "logzerr": res.logzerr,
+                        "sqrt_re2_p": float(np.sqrt(res.re2_p)), "sqrt_re2_q": float(np.sqrt(res.re2_q)),
+                        "tau": res.tau, "emcee_tau": etau, "burnin_z": res.diagnostics.burnin_z,
+                        "warnings": res.warnings, **prov}) + "\n")
             if args.verbose:
                 print("run %d steps %d: z %+.2f sigma %.4f sqrt(re2_p) %.4f sqrt(re2_q) %.4f tau %.0f "
                       "emcee tau %.0f steps, burn-in z %.1f warnings %s"
@@ -172,6 +187,7 @@ def main():
     ap.add_argument("--first", type=int, default=0, help="banana: the first run's number r (seeds 5000 + r)")
     ap.add_argument("--cache", default=None, help="banana: a directory that keeps each emcee run "
                     "(run<r>_<steps>.npz), reused when the script runs again")
+    ap.add_argument("--out", default=None, help="banana: append one JSON line per evidence call to this file")
     ap.add_argument("--keep", type=int, default=1, help="banana: keep every keep-th step of each emcee run "
                     "(in memory and in --cache); thin and steps/5 must be multiples of it")
     args = ap.parse_args()

@@ -2,7 +2,7 @@
 Python (vectorize=True and False) against the same call from Go, and the
 cost per log-density point of the Python callback.
 
-    .venv/bin/python bench/python_overhead.py [--repeats 15] [--json out.json]
+    .venv/bin/python bench/python_overhead.py [--repeats 15] [--json bench/results/python-overhead.json]
 
 The same call: both sides get the same 2*10^4 exact funnel draws (written
 to a file for Go), independent, no bounds, the same seed and n_q (by the
@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ.setdefault("GBS_LIBRARY", os.path.join(ROOT, "build", "lib", "libgbs.so"))
 import gbs  # noqa: E402
 from gbs import problems  # noqa: E402
+from provenance import stamp  # noqa: E402  (bench/provenance.py, beside this script)
 
 GO_MAIN = r'''package main
 
@@ -212,6 +213,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write the numbers to this file")
     a = ap.parse_args()
+    prov = stamp()  # the checkout as the run starts
 
     x = problems.funnel().sample(a.n, seed=a.seed)
     runs = {"go": [], True: [], False: []}
@@ -238,7 +240,7 @@ def main():
 
     go_best, go_med = stat(runs["go"], "seconds", np.min), stat(runs["go"], "seconds", np.median)
     go_fit = stat(runs["go"], "fit", np.median)
-    out = {"threads": gbs.set_threads(0), "library": gbs.library_path, "repeats": a.repeats,
+    out = {**prov, "threads": gbs.set_threads(0), "cpus": os.cpu_count(), "repeats": a.repeats,
            "n": a.n, "n_q": nq, "ncall": ncall, "logz": first["logz"], "runs": {}}
     print("gbs.evidence on the 16-d funnel: %d exact draws, n_q = %d, %d log-density calls, "
           "%d threads, %d runs (ln Z = %.6f on both sides)"

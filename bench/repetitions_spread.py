@@ -1,7 +1,7 @@
 """The spread of gbs.evidence(..., repetitions=k) beside the analytic error:
 a d = 4 standard normal from exact draws (4 chains x 2000), k = 8
 independent proposal sets, 4 data sets per n_q. Run from the repository
-root after make lib: python bench/repetitions_spread.py (docs/benchmarks.md,
+root after make lib: python bench/repetitions_spread.py (docs/benchmark-methods.md,
 "Repetitions")."""
 import math
 import os

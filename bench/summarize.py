@@ -28,10 +28,13 @@ Writes
 
 Example:
 
-    .venv/bin/python bench/summarize.py bench-out/runs.jsonl bench/results/ns.jsonl \\
-        --markdown docs/benchmark-results.md --figure docs/benchmarks.png \\
-        --command "go run ./cmd/gbs-bench -o bench-out/runs.jsonl" \\
-        --command ".venv/bin/python bench/dynesty_bench.py --out bench/results/ns.jsonl"
+    .venv/bin/python bench/summarize.py runs.jsonl bench/results/paper-ns.jsonl \\
+        --markdown results.md --figure results.png \\
+        --command "go run ./cmd/gbs-bench -o runs.jsonl"
+
+The published tables and figure are bench/report.py's (make bench-report),
+which uses this module's statistics and figure on the files of
+bench/results/.
 """
 
 import argparse
@@ -351,9 +354,8 @@ def _ensure_dir(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("inputs", nargs="+", help="JSON-lines files of runs")
-    ap.add_argument("--markdown", default="docs/benchmark-results.md",
-                    help="Markdown output (default %(default)s)")
-    ap.add_argument("--figure", default="docs/benchmarks.png", help="PNG output (default %(default)s)")
+    ap.add_argument("--markdown", default="results.md", help="Markdown output (default %(default)s)")
+    ap.add_argument("--figure", default="results.png", help="PNG output (default %(default)s)")
     ap.add_argument("--no-figure", action="store_true", help="write the Markdown only")
     ap.add_argument("--command", action="append", default=[],
                     help="command line that made the runs, printed at the top (repeatable)")

@@ -25,11 +25,19 @@ var methodCodes = [...]C.int32_t{
 // header still pass (and a header with anneal alone).
 var evidenceOptionsOldSize = unsafe.Offsetof(C.gbs_evidence_options{}.anneal)
 
-// annealCodes lists the GBS_ANNEAL_* codes in the order of gbs.Anneal.
+// annealCodes lists the GBS_ANNEAL_* codes by gbs.Switch.
 var annealCodes = [...]C.int32_t{
-	gbs.AnnealAuto: C.GBS_ANNEAL_AUTO,
-	gbs.AnnealOff:  C.GBS_ANNEAL_OFF,
-	gbs.AnnealOn:   C.GBS_ANNEAL_ON,
+	gbs.Auto: C.GBS_ANNEAL_AUTO,
+	gbs.Off:  C.GBS_ANNEAL_OFF,
+	gbs.On:   C.GBS_ANNEAL_ON,
+}
+
+// offSwitch is the Switch of an auto/off option code read by offCode.
+func offSwitch(off bool) gbs.Switch {
+	if off {
+		return gbs.Off
+	}
+	return gbs.Auto
 }
 
 // readEvidenceOptions reads the evidence options at p (nil: defaults).
@@ -52,11 +60,13 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	case o.ncall < 0:
 		return gbs.Settings{}, argError("%s.ncall = %d is negative", name, int64(o.ncall))
 	}
-	if o.cross_fit != C.GBS_CROSS_FIT_AUTO && o.cross_fit != C.GBS_CROSS_FIT_OFF {
-		return gbs.Settings{}, argError("%s.cross_fit = %d is not a GBS_CROSS_FIT_* value", name, int32(o.cross_fit))
+	crossOff, err := offCode(o.cross_fit, C.GBS_CROSS_FIT_AUTO, C.GBS_CROSS_FIT_OFF, name+".cross_fit", "GBS_CROSS_FIT_*")
+	if err != nil {
+		return gbs.Settings{}, err
 	}
-	if o.coverage_check != C.GBS_COVERAGE_CHECK_AUTO && o.coverage_check != C.GBS_COVERAGE_CHECK_OFF {
-		return gbs.Settings{}, argError("%s.coverage_check = %d is not a GBS_COVERAGE_CHECK_* value", name, int32(o.coverage_check))
+	coverageOff, err := offCode(o.coverage_check, C.GBS_COVERAGE_CHECK_AUTO, C.GBS_COVERAGE_CHECK_OFF, name+".coverage_check", "GBS_COVERAGE_CHECK_*")
+	if err != nil {
+		return gbs.Settings{}, err
 	}
 	anneal, err := codeIndex(annealCodes[:], o.anneal, name+".anneal", "GBS_ANNEAL_*")
 	if err != nil {
@@ -71,20 +81,20 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 		return gbs.Settings{}, err
 	}
 	return gbs.Settings{
-		Names:           names,
-		NoCrossFit:      o.cross_fit == C.GBS_CROSS_FIT_OFF,
-		NoCoverageCheck: o.coverage_check == C.GBS_COVERAGE_CHECK_OFF,
-		Anneal:          gbs.Anneal(anneal),
-		Method:          gbs.Method(m),
-		NQ:              int(o.n_q),
-		Seed:            uint64(o.seed),
-		FErr:            float64(o.f_err),
-		FEva:            float64(o.f_eva),
-		Lower:           lo,
-		Upper:           hi,
-		BatchSize:       int(o.batch_size),
-		Concurrent:      flag(o.concurrent),
-		Log:             logger(o.verbose),
+		Names:         names,
+		CrossFit:      offSwitch(crossOff),
+		CoverageCheck: offSwitch(coverageOff),
+		Anneal:        gbs.Switch(anneal),
+		Method:        gbs.Method(m),
+		NQ:            int(o.n_q),
+		Seed:          uint64(o.seed),
+		FErr:          float64(o.f_err),
+		FEva:          float64(o.f_eva),
+		Lower:         lo,
+		Upper:         hi,
+		BatchSize:     int(o.batch_size),
+		Concurrent:    flag(o.concurrent),
+		Log:           logger(o.verbose),
 	}, nil
 }
 
@@ -281,13 +291,12 @@ func evidenceCallArgs(logp C.gbs_log_density_fn, samples *C.double, nChains, nDr
 	if err != nil {
 		return nil, err
 	}
-	independent, ensemble := drawsKind(o.independent)
+	kind := drawsKind(o.independent)
 	s := &gbs.Samples{
-		Dim:         int(d),
-		Chains:      splitRows(x, int(nChains)),
-		Independent: independent,
-		Ensemble:    ensemble,
-		NCall:       int64(o.ncall),
+		Dim:    int(d),
+		Chains: splitRows(x, int(nChains)),
+		Kind:   kind,
+		NCall:  int64(o.ncall),
 	}
 	if lp != nil {
 		s.LogP = splitRows(lp, int(nChains))
@@ -319,13 +328,15 @@ func gbsgo_evidence(logp C.gbs_log_density_fn, user unsafe.Pointer, samples *C.d
 	})
 }
 
-// drawsEnsemble is gbs_evidence_options.independent's GBS_DRAWS_ENSEMBLE:
-// the walkers of an ensemble sampler, not independent draws.
-const drawsEnsemble = C.GBS_DRAWS_ENSEMBLE
-
 // drawsKind reads gbs_evidence_options.independent (GBS_DRAWS_*); any
 // non-zero value but GBS_DRAWS_ENSEMBLE means independent draws, as it did
 // before the names.
-func drawsKind(v C.int32_t) (independent, ensemble bool) {
-	return v != 0 && v != drawsEnsemble, v == drawsEnsemble
+func drawsKind(v C.int32_t) gbs.DrawsKind {
+	switch v {
+	case C.GBS_DRAWS_CHAINS:
+		return gbs.MCMCChains
+	case C.GBS_DRAWS_ENSEMBLE:
+		return gbs.EnsembleWalkers
+	}
+	return gbs.IndependentDraws
 }

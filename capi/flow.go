@@ -8,9 +8,10 @@ import "C"
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"unsafe"
+
+	seedpkg "github.com/gbs-evidence/gbs/internal/seed"
 
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/internal/memlimit"
@@ -253,7 +254,7 @@ func gbsgo_flow_sample(f *C.gbs_flow, n C.int64_t, seed C.uint64_t, x *C.double,
 			}
 			lq = make([]float64, n)
 		}
-		fl.Sample(xs, lq, rand.New(rand.NewPCG(uint64(seed), 0x67627321)))
+		fl.Sample(xs, lq, seedpkg.New(uint64(seed), 0))
 		return nil
 	})
 }

@@ -30,11 +30,11 @@ var (
 	chainStatsOldSize  = unsafe.Offsetof(C.gbs_nuts_chain_stats{}.global_proposed)
 )
 
-// globalCodes maps the GBS_GLOBAL_* codes to pipeline.GlobalMode.
-var globalCodes = map[C.int32_t]pipeline.GlobalMode{
-	C.GBS_GLOBAL_DEFAULT: pipeline.GlobalDefault,
-	C.GBS_GLOBAL_ON:      pipeline.GlobalOn,
-	C.GBS_GLOBAL_OFF:     pipeline.GlobalOff,
+// globalCodes maps the GBS_GLOBAL_* codes to gbs.Switch.
+var globalCodes = map[C.int32_t]gbs.Switch{
+	C.GBS_GLOBAL_DEFAULT: gbs.Auto,
+	C.GBS_GLOBAL_ON:      gbs.On,
+	C.GBS_GLOBAL_OFF:     gbs.Off,
 }
 
 // globalSettings converts the global-move options.

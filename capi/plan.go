@@ -11,8 +11,9 @@ import "C"
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"unsafe"
+
+	seedpkg "github.com/gbs-evidence/gbs/internal/seed"
 
 	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/internal/memlimit"
@@ -84,8 +85,8 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 		if err != nil {
 			return err
 		}
-		independent, ensemble := drawsKind(o.independent)
-		s := &gbs.Samples{Dim: int(d), Chains: splitRows(in, int(nChains)), Independent: independent, Ensemble: ensemble, NCall: int64(o.ncall)}
+		kind := drawsKind(o.independent)
+		s := &gbs.Samples{Dim: int(d), Chains: splitRows(in, int(nChains)), Kind: kind, NCall: int64(o.ncall)}
 		q, err := gbs.FittedProposal(s, &set)
 		if err != nil {
 			return err
@@ -96,7 +97,7 @@ func gbsgo_evidence_proposal_sample(samples *C.double, nChains, nDraws, d C.int6
 			}
 			lq = make([]float64, n)
 		}
-		q.Sample(out, lq, rand.New(rand.NewPCG(uint64(seed), proposalSampleStream)))
+		q.Sample(out, lq, seedpkg.New(uint64(seed), proposalSampleStream))
 		return nil
 	})
 }

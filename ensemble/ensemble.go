@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
@@ -316,8 +318,7 @@ type sampler struct {
 }
 
 func newSampler(f LogDensityFunc, c *config) *sampler {
-	// The second PCG word is fixed so that Seed alone selects the stream.
-	rng := rand.New(rand.NewPCG(c.seed, 0x853c49e6748fea9b))
+	rng := seed.New(c.seed, 0)
 	half := c.walkers / 2
 	sm := &sampler{
 		f: f, c: c, rng: rng, half: half,

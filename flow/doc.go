@@ -142,8 +142,8 @@
 // on at most 8192 points (2048 above d = 128) and its regression on at
 // most 8192. The Cayley step of the search uses the Woodbury form (a 2k×2k
 // solve) when 2k < d instead of a d×d solve. Products of rows with
-// matrices are blocked for the cache. docs/benchmarks.md ("Scale in d and
-// n") has the measured cost model.
+// matrices are blocked for the cache. docs/benchmark-methods.md ("Scale
+// in d and n") has the command that measures the cost.
 //
 // # Why these choices (measured)
 //

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/gbs-evidence/gbs/internal/seed"
 )
 
 // Streams of the random generator, one per purpose, all derived from
@@ -345,7 +347,7 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 	}
 	var prevFrame []float64
 	for l := 1; l <= maxLayers && stale < patience(best); l++ {
-		rng := rand.New(rand.NewPCG(r.Seed, streamLayer+uint64(l)))
+		rng := seed.New(r.Seed, streamLayer+uint64(l))
 		a := layerFrame(zt, nt, d, k, wtr, prevFrame, r.Rotation, rng, threads)
 		prevFrame = a
 		ly, ok := fitLayer(fd, a, k, p, pv, cs, mo, bws, threads)
@@ -762,7 +764,7 @@ func splitIndices(n int, r resolved) (train, val []int) {
 	if nv < 1 {
 		return all, nil
 	}
-	rng := rand.New(rand.NewPCG(r.Seed, streamSplit))
+	rng := seed.New(r.Seed, streamSplit)
 	perm := rng.Perm(n)
 	val = slices.Clone(perm[:nv])
 	train = slices.Clone(perm[nv:])

@@ -68,11 +68,10 @@ type Settings struct {
 	// validation set (Layers > 0), above 256 dimensions, or where no
 	// coordinate's value predicts the others' log squares beyond chance
 	// (a test at a false-pass rate of 10⁻³). On the funnel it takes q
-	// from 1.75 to 0.04 nats of p and the pipeline's spread of ln Z from
-	// 0.017 to 0.003 (docs/benchmarks.md, "The scale layer"); when it
-	// passes its own gain test the remaining layers are fitted twice,
-	// with and without it, unless its own gain leaves no doubt (3 nats
-	// per point).
+	// from 1.75 to 0.04 nats of p (docs/benchmarks.md has the pipeline's
+	// spread of ln Z with it); when it passes its own gain test the
+	// remaining layers are fitted twice, with and without it, unless its
+	// own gain leaves no doubt (3 nats per point).
 	NoScale bool
 
 	// NoShrinkage keeps the sample covariance for the whitening. By

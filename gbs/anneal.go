@@ -5,6 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/gbs-evidence/gbs/internal/seed"
 )
 
 // The annealed bridge: where q and p barely overlap (few draws for the
@@ -54,22 +58,6 @@ import (
 // forward work variance of about V (annealWorkVar), where the bridge of
 // the works has a small, reliable error. Each crossing costs K - 1
 // log-density calls.
-
-// Anneal says when Evidence uses the annealed bridge (bridge method only).
-type Anneal int
-
-const (
-	// AnnealAuto uses the annealed bridge only when the direct bridge's
-	// diagnostics say it is unreliable: in a cross-fitting pass, the
-	// Pareto k̂ of both p/q at the proposal draws and q/p at the
-	// posterior draws exceed 1 (where neither ratio has a finite mean).
-	AnnealAuto Anneal = iota
-	// AnnealOff never anneals: the direct bridge alone, as in Jia &
-	// Seljak (2019).
-	AnnealOff
-	// AnnealOn always anneals (when the proposal has a latent space).
-	AnnealOn
-)
 
 // LatentProposal is a proposal that is the push-forward x = T(z) of a
 // standard normal z, with T and its inverse available (a flow.Flow is
@@ -309,9 +297,9 @@ func logPhiSum(z []float64) float64 {
 // log density are not annealed.
 func (e *estimation) wantAnneal(passes ...bridgePass) (bool, string) {
 	switch e.cfg.Anneal {
-	case AnnealOff:
+	case Off:
 		return false, ""
-	case AnnealOn:
+	case On:
 		return true, "requested (Settings.Anneal)"
 	}
 	// The path is for q and p far apart because the draws are few for
@@ -419,7 +407,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 			xR = append(xR, h.use[idx*d:(idx+1)*d]...)
 			lpR = append(lpR, r.useLogP[idx])
 		}
-		rng := rand.New(rand.NewPCG(e.cfg.Seed, streams[i]))
+		rng := seed.New(e.cfg.Seed, streams[i])
 		wF, wR, err := e.annealRun(qs[i], plan, annealParticles, xR, lpR, rng)
 		if err != nil {
 			return false, fmt.Errorf("%w (in the annealed bridge)", err)
@@ -438,7 +426,7 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 		}
 		est.re2P *= tf
 		est.tau = tf
-		vF, vR := variance(wF), variance(wR)
+		vF, vR := stat.Variance(wF, nil), stat.Variance(wR, nil)
 		e.logf("annealed bridge, pass %d: K = %d, ln Z = %.6f ± %.4f (direct %.6f ± %.4f), Var W_F %.3g, W_R %.3g",
 			i+1, plan.steps(), est.logZ, math.Sqrt(est.re2P+est.re2Q), r.est.logZ, math.Sqrt(r.est.re2P+r.est.re2Q), vF, vR)
 		r.est = est
@@ -462,18 +450,6 @@ func (e *estimation) annealPasses(passes []*bridgePass, hs []halves, streams []u
 	}
 	e.inform(CheckAnneal, "%s", msg)
 	return true, nil
-}
-
-func variance(x []float64) float64 {
-	var m, v float64
-	for _, a := range x {
-		m += a
-	}
-	m /= float64(len(x))
-	for _, a := range x {
-		v += (a - m) * (a - m)
-	}
-	return v / float64(max(len(x)-1, 1))
 }
 
 // maybeAnneal runs the annealed bridge on the direct passes when the

@@ -47,12 +47,12 @@ func TestAnnealedBridgeFewDraws(t *testing.T) {
 	if r.Warns(CheckConsistency) {
 		t.Errorf("warning blames the log density: %q", r.Warnings())
 	}
-	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 1, Anneal: AnnealOff})
+	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 1, Anneal: Off})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if off.AnnealSteps != 0 || off.NCall >= r.NCall {
-		t.Errorf("AnnealOff: %d steps, %d calls (auto: %d)", off.AnnealSteps, off.NCall, r.NCall)
+		t.Errorf("Off: %d steps, %d calls (auto: %d)", off.AnnealSteps, off.NCall, r.NCall)
 	}
 }
 
@@ -67,7 +67,7 @@ func TestAnnealNotUsedWhenHealthy(t *testing.T) {
 	if r.AnnealSteps != 0 || r.AnnealCalls != 0 || len(r.Found(CheckAnneal)) != 0 {
 		t.Fatalf("annealed bridge used on a healthy case: %d steps, info %q", r.AnnealSteps, r.Info())
 	}
-	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 2, Anneal: AnnealOff})
+	off, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 2, Anneal: Off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +76,10 @@ func TestAnnealNotUsedWhenHealthy(t *testing.T) {
 	}
 }
 
-// TestAnnealOnBoundedChains: forced on, for draws in a box (the flow's
+// TestOnBoundedChains: forced on, for draws in a box (the flow's
 // bounds layer in the latent map) from several autocorrelated chains,
 // the annealed bridge stays right.
-func TestAnnealOnBoundedChains(t *testing.T) {
+func TestOnBoundedChains(t *testing.T) {
 	p := problems.Funnel()
 	d := p.Dim
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -95,12 +95,12 @@ func TestAnnealOnBoundedChains(t *testing.T) {
 		}
 		s.Chains = append(s.Chains, x)
 	}
-	r, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 3, Anneal: AnnealOn, Lower: p.Lower, Upper: p.Upper})
+	r, err := Evidence(context.Background(), p.LogProbBatch, s, &Settings{Seed: 3, Anneal: On, Lower: p.Lower, Upper: p.Upper})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.AnnealSteps < 2 {
-		t.Fatalf("AnnealOn did not anneal: %q", r.Info())
+		t.Fatalf("On did not anneal: %q", r.Info())
 	}
 	t.Logf("ln Z = %.4f ± %.4f (exact %.4f), %d rungs, %d calls", r.LogZ, r.LogZErr, p.LogZ, r.AnnealSteps, r.AnnealCalls)
 	if dz := r.LogZ - p.LogZ; math.Abs(dz) > 4*r.LogZErr || r.LogZErr > 0.3 {
@@ -108,10 +108,10 @@ func TestAnnealOnBoundedChains(t *testing.T) {
 	}
 }
 
-// TestAnnealOneRungIsDirect: a path of one rung (β = 0 → 1, no move)
+// TestOneRungIsDirect: a path of one rung (β = 0 → 1, no move)
 // gives as works exactly the direct bridge's log ratios: log p/q at the
 // draws of q and log q/p at the posterior draws.
-func TestAnnealOneRungIsDirect(t *testing.T) {
+func TestOneRungIsDirect(t *testing.T) {
 	p, s := correlatedDraws(5, 400, 4)
 	x := s.Chains[0]
 	f, err := flow.Fit(x, 5, nil, &flow.Settings{Seed: 1})

@@ -131,7 +131,7 @@ func walkersShort(m int, tau float64) bool {
 // at least 50 τ of every coordinate.
 func (e *estimation) diagnoseWalkers() {
 	s := e.s
-	if !s.Ensemble || s.Independent || s.Draws() < 2 {
+	if s.Kind != EnsembleWalkers || s.Draws() < 2 {
 		return
 	}
 	if tau, k := walkerTime(s); walkersShort(s.Draws(), tau) {

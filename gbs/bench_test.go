@@ -56,7 +56,7 @@ func BenchmarkEvidenceWarp3(b *testing.B) {
 	for i := range x {
 		x[i] = sd[i%d] * rng.NormFloat64()
 	}
-	s := &Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
+	s := &Samples{Dim: d, Chains: [][]float64{x}, Kind: IndependentDraws}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Evidence(context.Background(), logp, s, &Settings{Method: Warp3, NQ: nq, BatchSize: 10000}); err != nil {

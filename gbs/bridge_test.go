@@ -215,7 +215,7 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 		s.LogP = append(s.LogP, lp)
 	}
 	for _, single := range []bool{false, true} {
-		res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000, NoCrossFit: single})
+		res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000, CrossFit: map[bool]Switch{false: Auto, true: Off}[single]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,10 +224,10 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 			np = nc / 2 * m
 		}
 		if res.NCall != 1000+spotCheckDraws || res.NP != np || res.NQ != 1000 {
-			t.Errorf("NoCrossFit %v: NCall %d, n_p %d, n_q %d; want %d, %d, 1000", single, res.NCall, res.NP, res.NQ, 1000+spotCheckDraws, np)
+			t.Errorf("single pass %v: NCall %d, n_p %d, n_q %d; want %d, %d, 1000", single, res.NCall, res.NP, res.NQ, 1000+spotCheckDraws, np)
 		}
 		if !(math.Abs(res.LogZ-0.5) < 4*res.LogZErr) {
-			t.Errorf("NoCrossFit %v: ln Z = %v ± %v", single, res.LogZ, res.LogZErr)
+			t.Errorf("single pass %v: ln Z = %v ± %v", single, res.LogZ, res.LogZErr)
 		}
 	}
 }
@@ -274,7 +274,7 @@ func TestEvidenceCrossFit(t *testing.T) {
 		{"laplace", laplace, sl, 0, 0.35, 0.75},
 		{"gauss", g.logp, sg, -1.5, 0.75, 1.4},
 	} {
-		one, err := Evidence(ctx, tc.logp, tc.s, &Settings{Proposal: FitGaussian, Seed: 3, NQ: 6000, NoCrossFit: true})
+		one, err := Evidence(ctx, tc.logp, tc.s, &Settings{Proposal: FitGaussian, Seed: 3, NQ: 6000, CrossFit: Off})
 		if err != nil {
 			t.Fatal(err)
 		}

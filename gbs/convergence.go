@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -121,7 +122,7 @@ func (e *estimation) diagnoseConvergence() {
 		if excess > worstR {
 			worstR, worstRWhere, worstStats = excess, k, st
 		}
-		if z := st.burnInZ; !s.Independent && math.Abs(z) > worstB {
+		if z := st.burnInZ; s.Kind != IndependentDraws && math.Abs(z) > worstB {
 			worstB = math.Abs(z)
 			e.diag.BurnInZ, e.diag.BurnInWhere = math.Abs(z), k
 		}
@@ -185,13 +186,7 @@ func outlierChains(st quantityStats) []int {
 }
 
 func medianOf(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return mcmc.Quantile(s, 0.5)
+	return mcmc.Quantile(slices.Sorted(slices.Values(x)), 0.5)
 }
 
 // Unmixed applies the convergence warnings' rule (CheckRHat, CheckESS)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Copied chains. Parallel chains started with the same seed take the same
@@ -78,12 +80,12 @@ func copyGroups(s *Samples) (groups [][]int, exact bool, maxCorr float64) {
 		}
 		byHash[h] = append(byHash[h], c)
 	}
-	if m >= copyMinDraws && nc <= copyMaxChains && !s.Independent {
+	if m >= copyMinDraws && nc <= copyMaxChains && s.Kind != IndependentDraws {
 		steps := chainSteps(s)
 		maxCorr = math.Inf(-1)
 		for i := 0; i < nc; i++ {
 			for j := i + 1; j < nc; j++ {
-				r := dot(steps[i], steps[j])
+				r := floats.Dot(steps[i], steps[j])
 				maxCorr = math.Max(maxCorr, r)
 				if r > copyCorrelation && find(i) != find(j) {
 					union(i, j)
@@ -153,14 +155,6 @@ func chainSteps(s *Samples) [][]float64 {
 		out[c] = v
 	}
 	return out
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }
 
 // diagnoseCopies warns about chains that are copies of each other.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/flow"
 )
 
@@ -158,7 +160,7 @@ func (cp *coveragePool) bridgeF(lw float64) float64 {
 // (coverageRun). It returns nil when the check is off (or the method is
 // not Bridge).
 func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau float64, warp bool) *coveragePool {
-	if e.cfg.NoCoverageCheck || e.cfg.Method != Bridge || warp {
+	if e.cfg.CoverageCheck == Off || e.cfg.Method != Bridge || warp {
 		return nil
 	}
 	d := e.s.Dim
@@ -169,7 +171,7 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 		cp.lo[k], cp.hi[k] = math.Inf(1), math.Inf(-1)
 	}
 	all := [][]float64{h.use}
-	if !e.cfg.NoCrossFit {
+	if e.cfg.CrossFit != Off {
 		all = e.s.Chains
 	}
 	for _, c := range all {
@@ -297,7 +299,7 @@ func (e *estimation) drawWide(cp *coveragePool, drawStream uint64) error {
 	if n < 1 {
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(e.cfg.Seed, coverageStream(drawStream)))
+	rng := seed.New(e.cfg.Seed, coverageStream(drawStream))
 	d := cp.d
 	z := make([]float64, n*d)
 	for i := range z {
@@ -507,13 +509,13 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	for i, cp := range e.covPools {
 		tau += cp.tau / float64(len(e.covPools))
 		// The chains' own stream, one per pass.
-		cp.run(t, rand.New(rand.NewPCG(deriveSeed(e.cfg.Seed, streamCoverage), uint64(i))))
+		cp.run(t, seed.New(seed.Derive(e.cfg.Seed, streamCoverage), uint64(i)))
 	}
 	if t.total == 0 {
 		return st, t
 	}
 	st.neff = float64(n)
-	if !e.s.Independent {
+	if e.s.Kind != IndependentDraws {
 		st.neff /= math.Max(tau, 1)
 	}
 	// The chains' steps cluster: a chain stays at a point of high p/q for

@@ -267,7 +267,7 @@ func TestDiagnosticsNoFalseAlarm(t *testing.T) {
 		t.Errorf("healthy Metropolis chains: warnings %q", w)
 	}
 	iid := normalChains(d, 1, 4000, 1, 1, rng)
-	iid.Independent = true
+	iid.Kind = IndependentDraws
 	res = runEvidence(t, "exact draws", logp, iid)
 	if w := res.Warnings(); len(w) != 0 {
 		t.Errorf("exact draws: warnings %q", w)

@@ -11,7 +11,7 @@
 // where q differs from p (the larger side for autocorrelated chains); the
 // part of it both passes owe to fitting q is shared and measured in the run
 // (crossfit.go), so the error bar stays calibrated where q fits p well
-// (Settings.NoCrossFit restores the paper's single pass). The equation is solved in log space, so ln Z may lie anywhere a float64 can
+// (Settings.CrossFit = Off restores the paper's single pass). The equation is solved in log space, so ln Z may lie anywhere a float64 can
 // hold and log densities may be -Inf. The error of ln Z is the relative
 // mean squared error of Frühwirth-Schnatter (2004), whose posterior term is
 // inflated by the integrated autocorrelation time of the chains, so that

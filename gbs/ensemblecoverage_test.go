@@ -54,7 +54,7 @@ func TestMeasureEnsembleBanana(t *testing.T) {
 		}
 		for _, n := range steps {
 			// res.Chain holds steps 1, 2, ... (Burn 1 drops the start).
-			s := &gbs.Samples{Dim: 2, Ensemble: true}
+			s := &gbs.Samples{Dim: 2, Kind: gbs.EnsembleWalkers}
 			for w := range res.Chain {
 				var ch, lp []float64
 				for i := n/5 - 1; i < n-1; i += thin {

@@ -3,6 +3,8 @@ package gbs
 import (
 	"context"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 
 	"fmt"
@@ -13,9 +15,9 @@ import (
 	"github.com/gbs-evidence/gbs/flow"
 )
 
-// Random streams derived from Settings.Seed, one per purpose, so that
-// changing one stage (say, n_q) does not change the draws of another.
-// The second pass of cross-fitting has streams of its own.
+// Random streams of Settings.Seed (internal/seed), one per purpose, so
+// that changing one stage (say, n_q) does not change the draws of
+// another. The second pass of cross-fitting has streams of its own.
 const (
 	streamFit = iota + 1
 	streamDraws
@@ -35,7 +37,7 @@ const (
 // the proposal q on the first, draws n_q points from q, evaluates log p on
 // them and solves the optimal bridge sampling equation against the second
 // half; then it does the same with the halves' roles exchanged and reports
-// the mean of the two ln Z (Settings.NoCrossFit turns this off). The error
+// the mean of the two ln Z (Settings.CrossFit = Off turns this off). The error
 // combines the posterior and proposal terms, the posterior one inflated by
 // the integrated autocorrelation time of the chains.
 //
@@ -69,7 +71,7 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	// For an ensemble's walkers emcee's rule (CheckEnsembleWalkers)
 	// replaces the passes' rule on the summands' τ, which is lowest on the
 	// runs that are off and highest on runs whose error bar is large.
-	if e.s.Ensemble && !e.s.Independent {
+	if e.s.Kind == EnsembleWalkers {
 		e.findings = slices.DeleteFunc(e.findings, func(f Finding) bool { return f.Check == CheckShortChains })
 	}
 	e.res.Findings = uniqueFindings(e.findings)
@@ -183,7 +185,7 @@ func (e *estimation) fitProposal(x []float64, stream uint64) (Proposal, error) {
 // fitProposalFindings is fitProposal returning the fit's warnings as
 // findings.
 func (e *estimation) fitProposalFindings(x []float64, stream uint64) (Proposal, []Finding, error) {
-	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, deriveSeed(e.cfg.Seed, stream))
+	q, warns, err := e.cfg.Proposal(x, e.s.Dim, nil, seed.Derive(e.cfg.Seed, stream))
 	if err != nil {
 		return nil, nil, fmt.Errorf("gbs: fitting the proposal: %w", err)
 	}
@@ -229,15 +231,6 @@ func (t *target) logp(dst, x, known []float64) error {
 		dst[i] = logAddExp(dst[i], v) - math.Ln2
 	}
 	return nil
-}
-
-// deriveSeed mixes a stream number into a seed (splitmix64 finalizer), so
-// that nearby seeds give unrelated streams.
-func deriveSeed(seed, stream uint64) uint64 {
-	z := seed + stream*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
 
 func logAddExp(a, b float64) float64 {
@@ -315,7 +308,7 @@ func checkDrawsLogP(lp []float64, m int) error {
 
 // bridge runs optimal bridge sampling; warp selects warp-III (Gaussian
 // proposal, target symmetrized about the fitted mean). Bridge cross-fits
-// unless NoCrossFit is set: a second pass fits q on the other half and
+// unless CrossFit is Off: a second pass fits q on the other half and
 // estimates on the first, and ln Z is the mean of the two passes. The
 // passes' proposal terms are independent; their posterior terms share a
 // part that comes from fitting q (crossfit.go), which the mean's error
@@ -329,7 +322,7 @@ func (e *estimation) bridge(warp bool) error {
 	if err != nil {
 		return err
 	}
-	if warp || e.cfg.NoCrossFit {
+	if warp || e.cfg.CrossFit == Off {
 		var r bridgePass
 		err := e.inStage("evidence pass 1", func() (err error) {
 			r, err = e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
@@ -349,7 +342,7 @@ func (e *estimation) bridge(warp bool) error {
 	}
 	// The passes share a given NQ and the evaluation budget FEva.
 	if e.cfg.NQ == 1 {
-		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or NoCrossFit")
+		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or CrossFit = Off")
 	}
 	var a, b bridgePass
 	errA, errB := e.bothPasses(func(e *estimation) error {
@@ -386,7 +379,7 @@ func (e *estimation) bridge(warp bool) error {
 		// The annealed passes' errors come from their own particles;
 		// what fitting q shares between the passes only sets their
 		// variance.
-		cov = crossFitCov(a, b, h, e.s.Independent)
+		cov = crossFitCov(a, b, h, e.s.Kind == IndependentDraws)
 	}
 	mean := crossFitMean(a.est, b.est, cov)
 	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
@@ -503,11 +496,11 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 	r.useLogP, r.q = lp, q
 	tauP := e.posteriorTau(a, h.nchains)
 	r.tauP = tauP
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, drawStream)), tgt: tgt}
+	pd := &proposalDraws{q: q, rng: seed.New(e.cfg.Seed, drawStream), tgt: tgt}
 	if r.cov = e.newCoveragePool(q, h, lp, tauP, warp); r.cov != nil {
 		pd.observe = r.cov.observe
 	}
-	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Independent, tauP: tauP}
+	in := &bridgeInput{logQoverP: a, nchains: h.nchains, iid: e.s.Kind == IndependentDraws, tauP: tauP}
 	est, err := e.solvePass(pd, in, r.np, nq, costShare, &r.findings)
 	if err != nil {
 		return r, err
@@ -521,7 +514,7 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		r.findings = append(r.findings, shortChains(est.tau, r.np/h.nchains))
 	}
 	r.data = passData{a: a, b: pd.logw, logp: lp, signA: a, logZ: est.logZ, logZErr: math.Sqrt(est.re2P + est.re2Q),
-		nchains: h.nchains, iid: e.s.Independent}
+		nchains: h.nchains, iid: e.s.Kind == IndependentDraws}
 	return r, nil
 }
 
@@ -577,7 +570,7 @@ func posteriorRatios(q Proposal, tgt *target, h halves) (a, logp []float64, err 
 // of the quantity the bridge averages, known before any proposal draw;
 // below 1 (antithetic chains) it is taken as 1.
 func (e *estimation) posteriorTau(a []float64, nchains int) float64 {
-	if !e.s.Independent {
+	if e.s.Kind != IndependentDraws {
 		if t, _ := integratedTime(a, nchains); t > 1 {
 			return t
 		}
@@ -703,7 +696,7 @@ func (e *estimation) importance() error {
 	if nq == 0 {
 		nq = len(x) / d
 	}
-	pd := &proposalDraws{q: q, rng: rand.New(rand.NewPCG(e.cfg.Seed, streamDraws)), tgt: &target{ev: e.ev}}
+	pd := &proposalDraws{q: q, rng: seed.New(e.cfg.Seed, streamDraws), tgt: &target{ev: e.ev}}
 	if err := pd.extend(nq, d); err != nil {
 		return err
 	}
@@ -754,7 +747,7 @@ func (e *estimation) harmonic() error {
 		a[i] = lq[i] - a[i]
 	}
 	tau := 1.0
-	if !e.s.Independent {
+	if e.s.Kind != IndependentDraws {
 		var short bool
 		if tau, short = weightTime(a, h.nchains); short {
 			e.found(shortChains(tau, np/h.nchains))
@@ -766,7 +759,7 @@ func (e *estimation) harmonic() error {
 	}
 	e.res.LogZ, e.res.LogZErr = -lz, math.Sqrt(re2)
 	e.res.RE2P, e.res.Tau, e.res.NP = re2, tau, np
-	e.passes = append(e.passes, passData{a: a, logZ: e.res.LogZ, logZErr: e.res.LogZErr, nchains: h.nchains, iid: e.s.Independent})
+	e.passes = append(e.passes, passData{a: a, logZ: e.res.LogZ, logZErr: e.res.LogZErr, nchains: h.nchains, iid: e.s.Kind == IndependentDraws})
 	return nil
 }
 

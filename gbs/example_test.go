@@ -27,7 +27,7 @@ func ExampleEvidence() {
 	for i := range x {
 		x[i] = rng.NormFloat64()
 	}
-	samples := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
+	samples := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Kind: gbs.IndependentDraws}
 	res, err := gbs.Evidence(context.Background(), logp, samples, &gbs.Settings{Seed: 1})
 	if err != nil {
 		fmt.Println(err)

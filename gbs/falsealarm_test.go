@@ -42,7 +42,7 @@ func TestMeasureFalseAlarms(t *testing.T) {
 			x := make([]float64, chains*draws*p.Dim)
 			p.Sample(x, rng)
 			for _, indep := range []bool{false, true} {
-				s := &Samples{Dim: p.Dim, Independent: indep}
+				s := &Samples{Dim: p.Dim, Kind: map[bool]DrawsKind{false: MCMCChains, true: IndependentDraws}[indep]}
 				if indep {
 					s.Chains = [][]float64{x}
 				} else {

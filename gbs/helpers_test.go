@@ -46,5 +46,5 @@ func (g *gaussTarget) draws(n int, rng *rand.Rand) []float64 {
 }
 
 func iidSamples(x []float64, d int) *Samples {
-	return &Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
+	return &Samples{Dim: d, Chains: [][]float64{x}, Kind: IndependentDraws}
 }

@@ -36,7 +36,7 @@ func (e *estimation) diagnoseLayout() {
 // correlated.
 func layoutWarning(s *Samples) string {
 	nc, m := len(s.Chains), s.Draws()
-	if s.Independent || nc <= m || nc < 8 {
+	if s.Kind == IndependentDraws || nc <= m || nc < 8 {
 		return ""
 	}
 	// Lag-1 correlation of the chain means along the chain index, averaged

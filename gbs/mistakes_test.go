@@ -145,7 +145,7 @@ func TestMistakeBoundaryPileUp(t *testing.T) {
 		for i := 0; i < len(s.Chains[0]); i += d {
 			s.Chains[0][i] = math.Abs(s.Chains[0][i])
 		}
-		s.Independent = true
+		s.Kind = IndependentDraws
 		res, err := Evidence(context.Background(), logp, s, &Settings{Seed: seed})
 		if err != nil {
 			t.Fatal(err)

@@ -71,7 +71,7 @@ func PlanEvaluations(chains, draws, dim int, haveLogP bool, ncall int64, set *Se
 		}
 		// The coverage check's widened draws (coverage.go).
 		coverage := func(nq int) int64 {
-			if warp || cfg.NoCoverageCheck || cfg.Proposal != nil {
+			if warp || cfg.CoverageCheck == Off || cfg.Proposal != nil {
 				return 0
 			}
 			return int64(coverageWideDraws(nq))
@@ -102,12 +102,12 @@ func PlanEvaluations(chains, draws, dim int, haveLogP bool, ncall int64, set *Se
 	case Warp3:
 		pass(use, cfg.NQ, true, 1)
 	case Bridge:
-		if cfg.NoCrossFit {
+		if cfg.CrossFit == Off {
 			pass(use, cfg.NQ, false, 1)
 			break
 		}
 		if cfg.NQ == 1 {
-			return EvaluationPlan{}, fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or NoCrossFit")
+			return EvaluationPlan{}, fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or CrossFit = Off")
 		}
 		pass(use, cfg.NQ/2, false, 0.5)
 		pass(fit, cfg.NQ-cfg.NQ/2, false, 0.5)

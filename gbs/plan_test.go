@@ -23,7 +23,7 @@ func TestPlanEvaluationsCountsEvidence(t *testing.T) {
 					for _, nq := range []int{0, 300} {
 						name := fmt.Sprintf("chains=%d/%v/nocross=%v/logp=%v/nq=%d", nc, method, noCross, haveLogP, nq)
 						s := normalChains(d, nc, 1200/nc, 0, 1, rand.New(rand.NewPCG(uint64(nc), 9)))
-						s.Independent = true
+						s.Kind = IndependentDraws
 						if haveLogP {
 							for _, ch := range s.Chains {
 								lp := make([]float64, len(ch)/d)
@@ -31,7 +31,7 @@ func TestPlanEvaluationsCountsEvidence(t *testing.T) {
 								s.LogP = append(s.LogP, lp)
 							}
 						}
-						set := &Settings{Method: method, NoCrossFit: noCross, NQ: nq, Seed: 5}
+						set := &Settings{Method: method, CrossFit: map[bool]Switch{false: Auto, true: Off}[noCross], NQ: nq, Seed: 5}
 						var calls atomic.Int64
 						logp := normalLogP(d, 0, 1)
 						counting := func(dst, x []float64) error {
@@ -83,7 +83,7 @@ func TestPlanEvaluationsRejectsBadInput(t *testing.T) {
 func TestFittedProposalIsTheEstimators(t *testing.T) {
 	const d = 3
 	s := normalChains(d, 4, 500, 0.5, 2, rand.New(rand.NewPCG(1, 2)))
-	s.Independent = true
+	s.Kind = IndependentDraws
 	set := &Settings{Method: HM, Seed: 7}
 	r, err := Evidence(context.Background(), normalLogP(d, 0.5, 2), s, set)
 	if err != nil {

@@ -24,7 +24,7 @@ func TestGBSExactDraws(t *testing.T) {
 		p := tc.p
 		x := make([]float64, 20000*p.Dim)
 		p.Sample(x, rand.New(rand.NewPCG(42, 0)))
-		s := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Independent: true}
+		s := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Kind: gbs.IndependentDraws}
 		res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 42, Lower: p.Lower, Upper: p.Upper})
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

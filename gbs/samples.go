@@ -5,6 +5,25 @@ import (
 	"math"
 )
 
+// DrawsKind says what Samples' draws are.
+type DrawsKind int8
+
+const (
+	// MCMCChains are Markov chains: their autocorrelation time is
+	// estimated and enters the error bar.
+	MCMCChains DrawsKind = iota
+	// IndependentDraws are independent (exact) draws: the
+	// autocorrelation time is 1 and is not estimated.
+	IndependentDraws
+	// EnsembleWalkers are the walkers of one ensemble sampler (emcee,
+	// package ensemble): the walkers move together, and from walkers a
+	// few autocorrelation times long τ comes out biased low and noisy,
+	// with the error bar. Evidence then applies emcee's rule, each walker
+	// at least 50 τ of every coordinate, and warns where the walkers are
+	// shorter (docs/diagnostics.md).
+	EnsembleWalkers
+)
+
 // Samples are draws from the target density p, as one or more chains of
 // equal length.
 type Samples struct {
@@ -16,16 +35,9 @@ type Samples struct {
 	// LogP optionally holds the log density already known at each draw,
 	// LogP[c][t]; those are then not evaluated again. Nil if unknown.
 	LogP [][]float64
-	// Independent says the draws are independent (exact draws): the
-	// autocorrelation time is then 1 and is not estimated.
-	Independent bool
-	// Ensemble says the chains are the walkers of one ensemble sampler
-	// (emcee, package ensemble): the walkers move together, and from
-	// walkers a few autocorrelation times long τ comes out biased low
-	// and noisy, with the error bar. Evidence then applies emcee's rule,
-	// each walker at least 50 τ of every coordinate, and warns where the
-	// walkers are shorter (docs/diagnostics.md).
-	Ensemble bool
+	// Kind says what the draws are: MCMC chains (the zero value),
+	// independent draws, or an ensemble sampler's walkers.
+	Kind DrawsKind
 	// NCall is the number of log-density evaluations the sampler spent to
 	// produce the draws, used by the adaptive n_q rule. Zero means unknown;
 	// 10 evaluations per draw are then assumed.

@@ -1,6 +1,10 @@
 package gbs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gbs-evidence/gbs/internal/onoff"
+)
 
 // Method selects the evidence estimator.
 type Method int
@@ -41,6 +45,17 @@ func ParseMethod(s string) (Method, error) {
 	return 0, fmt.Errorf("gbs: unknown method %q (want bridge, is, hm or warp3)", s)
 }
 
+// Switch turns an optional stage of Evidence on or off; its zero value,
+// Auto, is the stage's default (see each setting).
+type Switch = onoff.Switch
+
+// The values of a Switch.
+const (
+	Auto = onoff.Auto
+	On   = onoff.On
+	Off  = onoff.Off
+)
+
 // Settings configures Evidence. The zero value, and a nil *Settings, mean
 // the defaults documented on each field.
 type Settings struct {
@@ -73,31 +88,33 @@ type Settings struct {
 	// then puts no mass outside the box, where p is zero.
 	Lower, Upper []float64
 
-	// NoCrossFit makes Bridge estimate once, as in Jia & Seljak (2019): q
-	// fitted on the first half of the draws, the estimator on the second.
-	// By default Bridge also runs the other way round (q fitted on the
-	// second half) and reports the mean of the two ln Z, which has about
-	// half the posterior-side variance for one more proposal fit and
-	// about as many proposal draws again (each pass may spend half of
-	// FEva). When the draws' log p is not given, the cross-fitting pass
-	// also evaluates log p at the first half. Ignored by the other methods.
-	NoCrossFit bool
+	// CrossFit: Auto and On make Bridge also run the other way round (q
+	// fitted on the second half of the draws, the estimator on the first)
+	// and report the mean of the two ln Z, which has about half the
+	// posterior-side variance for one more proposal fit and about as
+	// many proposal draws again (each pass may spend half of FEva); when
+	// the draws' log p is not given, the second pass also evaluates log p
+	// at the first half. Off estimates once, as in Jia & Seljak (2019): q
+	// fitted on the first half, the estimator on the second. The other
+	// methods ignore it.
+	CrossFit Switch
 
-	// NoCoverageCheck turns off the coverage check (bridge only): short
-	// independence Metropolis-Hastings chains from q, which look for mass
-	// of p beyond the range of the posterior draws; see
+	// CoverageCheck: Auto and On run the coverage check (bridge only):
+	// short independence Metropolis-Hastings chains from q, which look for
+	// mass of p beyond the range of the posterior draws; see
 	// Diagnostics.CoverageFrac. It costs coverageWideFrac = 10% of n_q in
-	// log-density calls.
-	NoCoverageCheck bool
+	// log-density calls. Off skips it.
+	CoverageCheck Switch
 
 	// Anneal says when the bridge is annealed (bridge method only):
-	// where the direct bridge's proposal and draws barely overlap, a
-	// path of intermediate densities q^(1-β) p^β is crossed by particles
-	// from both ends and ln Z comes from the bridge of their works
-	// (anneal.go). The zero value, AnnealAuto, anneals only when the
-	// direct bridge's diagnostics say it is unreliable; Result.AnnealSteps
-	// and AnnealCalls report its use and cost.
-	Anneal Anneal
+	// where the direct bridge's proposal and draws barely overlap, a path
+	// of intermediate densities q^(1-β) p^β is crossed by particles from
+	// both ends and ln Z comes from the bridge of their works
+	// (anneal.go). Auto anneals only when the direct bridge's diagnostics
+	// say it is unreliable, On always (with a proposal that has a latent
+	// space), Off never; Result.AnnealSteps and AnnealCalls report its use
+	// and cost.
+	Anneal Switch
 
 	// Names optionally names the d coordinates in messages (nil: by
 	// number, "coordinate k"); an adapter passes the model's variable
@@ -132,8 +149,13 @@ func (s *Settings) withDefaults() (Settings, error) {
 	if out.Method < Bridge || out.Method > Warp3 {
 		return out, fmt.Errorf("gbs: unknown method %d", int(out.Method))
 	}
-	if out.Anneal < AnnealAuto || out.Anneal > AnnealOn {
-		return out, fmt.Errorf("gbs: unknown Anneal setting %d", int(out.Anneal))
+	for _, sw := range []struct {
+		s    Switch
+		name string
+	}{{out.CrossFit, "CrossFit"}, {out.CoverageCheck, "CoverageCheck"}, {out.Anneal, "Anneal"}} {
+		if err := sw.s.Check("gbs: Settings." + sw.name); err != nil {
+			return out, err
+		}
 	}
 	if out.NQ < 0 {
 		return out, fmt.Errorf("gbs: NQ = %d is negative", out.NQ)

@@ -3,8 +3,9 @@ package gbs
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
+
+	"github.com/gbs-evidence/gbs/internal/seed"
 )
 
 // spotCheckDraws is the number of draws at which a spot-check evaluates
@@ -30,7 +31,7 @@ func (e *estimation) spotCheck() error {
 	nc, m, d := len(s.Chains), s.Draws(), s.Dim
 	total := nc * m
 	k := min(spotCheckDraws, total)
-	rng := rand.New(rand.NewPCG(e.cfg.Seed, streamSpotCheck))
+	rng := seed.New(e.cfg.Seed, streamSpotCheck)
 	picked := rng.Perm(total)[:k]
 	x := make([]float64, k*d)
 	stored := make([]float64, k)

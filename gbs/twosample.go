@@ -140,7 +140,7 @@ func (e *estimation) diagnoseCoverageKS(t *coverageTally) {
 	for _, cp := range e.covPools {
 		user = append(user, cp.useLogP...)
 		tau := 1.0
-		if !e.s.Independent {
+		if e.s.Kind != IndependentDraws {
 			tl, _ := integratedTime(cp.useLogP, cp.nchains)
 			tau = math.Max(math.Max(tl, cp.tau), 1)
 		}

@@ -58,7 +58,9 @@ func TestEnsembleShortWalkers(t *testing.T) {
 		want     bool
 	}{{300, true, true}, {300, false, false}, {2000, true, false}} {
 		s := arWalkers(32, c.m, phi, 2)
-		s.Ensemble = c.ensemble
+		if c.ensemble {
+			s.Kind = EnsembleWalkers
+		}
 		res, err := Evidence(context.Background(), gaussianLogP2, s, &Settings{Seed: 3})
 		if err != nil {
 			t.Fatal(err)

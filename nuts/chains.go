@@ -9,6 +9,8 @@ import (
 	"runtime/pprof"
 	"sync"
 
+	"github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/internal/memlimit"
 )
 
@@ -795,18 +797,5 @@ func allFinite(x []float64) bool {
 	return true
 }
 
-// newRNG returns the PCG stream for index stream under seed. Both halves
-// of the 128-bit PCG state are scrambled with SplitMix64 so that nearby
-// seeds and stream indices give unrelated sequences.
-func newRNG(seed, stream uint64) *rand.Rand {
-	a := splitMix64(seed ^ splitMix64(stream+0x632be59bd9b4e019))
-	b := splitMix64(a ^ stream ^ 0xa0761d6478bd642f)
-	return rand.New(rand.NewPCG(a, b))
-}
-
-func splitMix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
+// newRNG returns the random stream number stream under seed.
+func newRNG(s, stream uint64) *rand.Rand { return seed.New(s, stream) }

@@ -1,6 +1,10 @@
 package nuts
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // The integrator's inner loops. A transition spends almost all of its
 // own time here, at every leapfrog step, so each loop does in one pass
@@ -84,7 +88,7 @@ func (s *sampler) leapfrog(b, a *point, e *edge, eps float64) (float64, error) {
 		ep[i] = p
 	}
 	s.metric.velocity(es, ep)
-	return dot(ep, es), nil
+	return floats.Dot(ep, es), nil
 }
 
 // drawMomentum draws p ~ N(0, M) into p, writes p♯ = M⁻¹p into sharp and
@@ -106,7 +110,7 @@ func (s *sampler) drawMomentum(p, sharp []float64) float64 {
 	}
 	s.metric.sampleMomentum(p, s.rng)
 	s.metric.velocity(sharp, p)
-	return dot(p, sharp)
+	return floats.Dot(p, sharp)
 }
 
 // hamiltonian returns H = -log p + ½ pᵀM⁻¹p from log p and pᵀM⁻¹p. A
@@ -123,13 +127,4 @@ func hamiltonian(lp, kin float64) float64 {
 		return math.Inf(1)
 	}
 	return h
-}
-
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }

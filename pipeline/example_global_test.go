@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gbs-evidence/gbs/gbs"
 	"github.com/gbs-evidence/gbs/nuts"
 	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
@@ -25,7 +26,7 @@ func ExampleNUTS_globalMoves() {
 			}
 		}
 	}
-	for _, mode := range []pipeline.GlobalMode{pipeline.GlobalOff, pipeline.GlobalOn} {
+	for _, mode := range []gbs.Switch{gbs.Off, gbs.On} {
 		res, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 400, Init: init,
 				Lower: p.Lower, Upper: p.Upper, Seed: 1},

@@ -7,54 +7,30 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gbs-evidence/gbs/gbs"
+	seedpkg "github.com/gbs-evidence/gbs/internal/seed"
+
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/nuts"
 )
 
-// GlobalMode selects whether the NUTS pipeline alternates NUTS with global moves
-// from the flow.
-type GlobalMode int
-
-const (
-	// GlobalDefault is the pipeline's default, DefaultGlobalMode.
-	GlobalDefault GlobalMode = iota
-	// GlobalOn adds global moves.
-	GlobalOn
-	// GlobalOff runs NUTS alone.
-	GlobalOff
-)
-
-// DefaultGlobalMode is what GlobalDefault means: global moves on,
-// where each warm-up stage's draws (chains × StageIters points) number
-// at least GlobalMinPointsPerDim per dimension, so that the flow fitted
-// on them is worth proposing from; off elsewhere.
+// Global moves, with GlobalSettings.Mode Auto (the default), are on where
+// each warm-up stage's draws (chains × StageIters points) number at least
+// GlobalMinPointsPerDim per dimension, so that the flow fitted on them is
+// worth proposing from, and off elsewhere.
 //
 // With the flow's scale layer the moves measure better on the funnel
-// (64 seeds at the paper's budget: bias -0.0001 against -0.0012, sd
-// 0.0015 against 0.0026, 1σ coverage 0.70 against 0.58, moves accepted
-// about 55 % of the time) and no worse on the banana, the Cauchy problem
-// and the ring, where a flow fitted on the chains in 32 to 64 dimensions
-// is never accepted and the moves cost the stages' 8 % more gradient
-// calls (docs/benchmarks.md, "Global moves by default"). On separated
-// modes they are what makes the weights right (see TestPipelineTwoModes).
-const DefaultGlobalMode = GlobalOn
+// (smaller bias and spread of ln Z, moves accepted about 55 % of the
+// time) and no worse on the banana, the Cauchy problem and the ring,
+// where a flow fitted on the chains in 32 to 64 dimensions is almost never
+// accepted and the moves cost the stages' gradient calls
+// (docs/benchmarks.md). On separated modes they are what makes the
+// weights right (see TestPipelineTwoModes).
 
 // GlobalMinPointsPerDim is the least number of a warm-up stage's draws per
-// dimension for which GlobalDefault turns global moves on: 8 chains of
+// dimension for which gbs.Auto turns global moves on: 8 chains of
 // 100 stage iterations cover the ring's 64 dimensions.
 const GlobalMinPointsPerDim = 10
-
-func (m GlobalMode) String() string {
-	switch m {
-	case GlobalDefault:
-		return "default"
-	case GlobalOn:
-		return "on"
-	case GlobalOff:
-		return "off"
-	}
-	return fmt.Sprintf("GlobalMode(%d)", int(m))
-}
 
 // GlobalSettings configures the flow as a global move of the NUTS pipeline's
 // sampler (see nuts.GlobalSettings). After NUTS's warm-up the chains run
@@ -69,8 +45,8 @@ func (m GlobalMode) String() string {
 //
 // The zero value means the defaults documented on each field.
 type GlobalSettings struct {
-	// Mode turns the moves on or off; default DefaultGlobalMode.
-	Mode GlobalMode
+	// Mode turns the moves on or off; Auto (the default) as said above.
+	Mode gbs.Switch
 	// Stages is the number of warm-up stages, each ending with a fit of
 	// q; default 2.
 	Stages int
@@ -89,6 +65,14 @@ type GlobalSettings struct {
 	Flow *flow.Settings
 }
 
+// The pipeline's random streams of the sampler's seed (internal/seed):
+// the dispersed starts, and the flow fitted after each warm-up stage
+// (stage k uses streamGlobalFit+k).
+const (
+	streamStarts    = 1
+	streamGlobalFit = 1 << 32
+)
+
 // Defaults of GlobalSettings.
 const (
 	DefaultGlobalStages     = 2
@@ -100,8 +84,8 @@ const (
 // them.
 func (g *GlobalSettings) on() (bool, error) {
 	switch {
-	case g.Mode < GlobalDefault || g.Mode > GlobalOff:
-		return false, fmt.Errorf("pipeline: unknown global-move mode %d", int(g.Mode))
+	case g.Mode.Check("pipeline: Global.Mode") != nil:
+		return false, g.Mode.Check("pipeline: Global.Mode")
 	case g.Stages < 0:
 		return false, fmt.Errorf("pipeline: Global.Stages = %d is negative", g.Stages)
 	case g.StageIters < 0:
@@ -113,7 +97,7 @@ func (g *GlobalSettings) on() (bool, error) {
 	case !(g.DefensiveScale == 0 || g.DefensiveScale >= 1 && !math.IsInf(g.DefensiveScale, 1)):
 		return false, fmt.Errorf("pipeline: Global.DefensiveScale = %v, want a finite scale >= 1 (0 for the default 2)", g.DefensiveScale)
 	}
-	return g.Mode == GlobalOn || g.Mode == GlobalDefault && DefaultGlobalMode == GlobalOn, nil
+	return g.Mode != gbs.Off, nil
 }
 
 // WithGlobalMoves returns the sampler settings s with the flow's global
@@ -121,21 +105,21 @@ func (g *GlobalSettings) on() (bool, error) {
 // are on. With global moves and no s.Init, the chains start at points
 // drawn uniformly in the central 90 % of the box when s.Lower and s.Upper
 // are finite (dispersed starts, so that q sees every mode a chain
-// finds). s is not modified. With s.Global already set, GlobalDefault
-// keeps it; GlobalOn is then an error, as is a bad setting.
+// finds). s is not modified. With s.Global already set, Auto keeps it;
+// On is then an error, as is a bad setting.
 func WithGlobalMoves(s nuts.Settings, g GlobalSettings, d int) (nuts.Settings, bool, error) {
 	on, err := g.on()
 	if err != nil || !on {
 		return s, false, err
 	}
 	if s.Global != nil {
-		if g.Mode == GlobalDefault {
+		if g.Mode == gbs.Auto {
 			return s, true, nil // the caller's own global moves
 		}
-		return s, false, errors.New("pipeline: both the sampler's Global and GlobalSettings are set; use GlobalDefault or GlobalOff with your own nuts.GlobalSettings")
+		return s, false, errors.New("pipeline: both the sampler's Global and GlobalSettings are set; use Auto or Off with your own nuts.GlobalSettings")
 	}
 	chains := cmp.Or(s.Chains, len(s.Init), 4) // nuts's defaults
-	if g.Mode == GlobalDefault && chains*cmp.Or(g.StageIters, DefaultGlobalStageIters) < GlobalMinPointsPerDim*d {
+	if g.Mode == gbs.Auto && chains*cmp.Or(g.StageIters, DefaultGlobalStageIters) < GlobalMinPointsPerDim*d {
 		return s, false, nil
 	}
 	s.Global = g.nutsGlobal(d, s.Seed, s.Lower, s.Upper)
@@ -171,8 +155,7 @@ func (g *GlobalSettings) nutsGlobal(d int, seed uint64, lower, upper []float64) 
 			pooled = append(pooled, c...)
 		}
 		set := fs
-		// One stream per stage, unrelated to the evidence's.
-		set.Seed = seed ^ (0x51ab1e + uint64(stage)*0x9e3779b97f4a7c15)
+		set.Seed = seedpkg.Derive(seed, streamGlobalFit+uint64(stage))
 		f, err := flow.Fit(pooled, d, nil, &set)
 		if err != nil {
 			return nil, err
@@ -246,7 +229,7 @@ func dispersedStarts(chains int, lower, upper []float64, seed uint64) [][]float6
 			return nil
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, 0xd15e))
+	rng := seedpkg.New(seed, streamStarts)
 	out := make([][]float64, chains)
 	for c := range out {
 		out[c] = make([]float64, len(lower))

@@ -22,19 +22,19 @@ import (
 func TestPipelineTwoModes(t *testing.T) {
 	p := problems.TwoModes()
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
-	set := func(mode pipeline.GlobalMode) *pipeline.Settings {
+	set := func(mode gbs.Switch) *pipeline.Settings {
 		return &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
 				Seed: 1000, Init: problems.TwoModesWrongStarts(8, p.Dim)},
 			Global: pipeline.GlobalSettings{Mode: mode},
 		}
 	}
-	res, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(pipeline.GlobalOn))
+	res, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(gbs.On))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Global {
-		t.Fatal("Global is false with GlobalOn")
+		t.Fatal("Global is false with gbs.On")
 	}
 	if f := problems.TwoModesMinorFraction(res.Sampling.Draws, res.Sampling.Dim); math.Abs(f-problems.TwoModesMinorWeight) > 0.02 {
 		t.Errorf("with global moves: minor-mode weight %.3f, want %v within 0.02", f, problems.TwoModesMinorWeight)
@@ -57,7 +57,7 @@ func TestPipelineTwoModes(t *testing.T) {
 		}
 	}
 
-	plain, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(pipeline.GlobalOff))
+	plain, err := pipeline.NUTS(context.Background(), grad, p.Dim, set(gbs.Off))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestPipelineGlobalReproducible(t *testing.T) {
 	run := func(threads int, batch bool) *pipeline.Result {
 		s := &pipeline.Settings{
 			Sampler: nuts.Settings{Chains: 4, Warmup: 100, Draws: 100, Lower: p.Lower, Upper: p.Upper, Seed: 5, Threads: threads},
-			Global:  pipeline.GlobalSettings{Mode: pipeline.GlobalOn, StageIters: 50},
+			Global:  pipeline.GlobalSettings{Mode: gbs.On, StageIters: 50},
 		}
 		var r *pipeline.Result
 		var err error
@@ -106,7 +106,7 @@ func TestPipelineGlobalReproducible(t *testing.T) {
 	if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: pipeline.GlobalSettings{Mode: 7}}); err == nil {
 		t.Error("unknown mode: no error")
 	}
-	if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOn, Moves: -1}}); err == nil {
+	if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: pipeline.GlobalSettings{Mode: gbs.On, Moves: -1}}); err == nil {
 		t.Error("negative Moves: no error")
 	}
 }
@@ -120,7 +120,7 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 	res, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{
 		Sampler: nuts.Settings{Chains: 8, Warmup: 200, Draws: 500, Lower: p.Lower, Upper: p.Upper,
 			Seed: 9, Init: problems.TwoModesWrongStarts(8, p.Dim)},
-		Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOn, Defensive: 0.3, DefensiveScale: 2},
+		Global: pipeline.GlobalSettings{Mode: gbs.On, Defensive: 0.3, DefensiveScale: 2},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -134,9 +134,9 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 		t.Errorf("ln Z off by %.4f ± %.4f", dz, ev.LogZErr)
 	}
 	for _, g := range []pipeline.GlobalSettings{
-		{Mode: pipeline.GlobalOn, Defensive: 1},
-		{Mode: pipeline.GlobalOn, Defensive: -0.1},
-		{Mode: pipeline.GlobalOn, Defensive: 0.1, DefensiveScale: 0.5},
+		{Mode: gbs.On, Defensive: 1},
+		{Mode: gbs.On, Defensive: -0.1},
+		{Mode: gbs.On, Defensive: 0.1, DefensiveScale: 0.5},
 	} {
 		if _, err := pipeline.NUTS(context.Background(), grad, p.Dim, &pipeline.Settings{Global: g}); err == nil {
 			t.Errorf("%+v: no error", g)
@@ -146,21 +146,21 @@ func TestPipelineGlobalDefensive(t *testing.T) {
 
 // The default turns global moves on where each warm-up stage's pooled
 // draws number at least GlobalMinPointsPerDim per dimension, and off
-// above; GlobalOn turns them on regardless. A sampler's own global moves
+// above; gbs.On turns them on regardless. A sampler's own global moves
 // stay with the default.
 func TestGlobalDefaultByDimension(t *testing.T) {
 	for _, tc := range []struct {
 		chains, iters, d int
-		mode             pipeline.GlobalMode
+		mode             gbs.Switch
 		want             bool
 	}{
-		{0, 0, 40, pipeline.GlobalDefault, true},  // 4 chains × 100 = 400 = 10 · 40
-		{0, 0, 41, pipeline.GlobalDefault, false}, // 400 < 410
-		{8, 0, 80, pipeline.GlobalDefault, true},  // the benchmark's 8 chains
-		{8, 200, 160, pipeline.GlobalDefault, true},
-		{8, 0, 81, pipeline.GlobalDefault, false},
-		{8, 0, 500, pipeline.GlobalOn, true},
-		{8, 0, 2, pipeline.GlobalOff, false},
+		{0, 0, 40, gbs.Auto, true},  // 4 chains × 100 = 400 = 10 · 40
+		{0, 0, 41, gbs.Auto, false}, // 400 < 410
+		{8, 0, 80, gbs.Auto, true},  // the benchmark's 8 chains
+		{8, 200, 160, gbs.Auto, true},
+		{8, 0, 81, gbs.Auto, false},
+		{8, 0, 500, gbs.On, true},
+		{8, 0, 2, gbs.Off, false},
 	} {
 		s := nuts.Settings{Chains: tc.chains}
 		got, on, err := pipeline.WithGlobalMoves(s, pipeline.GlobalSettings{Mode: tc.mode, StageIters: tc.iters}, tc.d)
@@ -172,13 +172,13 @@ func TestGlobalDefaultByDimension(t *testing.T) {
 		}
 	}
 	// The sampler's own global moves: kept by the default, in conflict
-	// with GlobalOn.
+	// with gbs.On.
 	own := &nuts.GlobalSettings{Fit: func(int, [][]float64, [][]float64) (nuts.GlobalMove, error) { return nil, nil }}
 	got, on, err := pipeline.WithGlobalMoves(nuts.Settings{Global: own}, pipeline.GlobalSettings{}, 500)
 	if err != nil || !on || got.Global != own {
 		t.Errorf("own global moves with the default: on %v, kept %v, error %v", on, got.Global == own, err)
 	}
-	if _, _, err := pipeline.WithGlobalMoves(nuts.Settings{Global: own}, pipeline.GlobalSettings{Mode: pipeline.GlobalOn}, 2); err == nil {
-		t.Error("own global moves with GlobalOn: no error")
+	if _, _, err := pipeline.WithGlobalMoves(nuts.Settings{Global: own}, pipeline.GlobalSettings{Mode: gbs.On}, 2); err == nil {
+		t.Error("own global moves with gbs.On: no error")
 	}
 }

@@ -118,7 +118,7 @@ func TestPipelineWarnsStuckChain(t *testing.T) {
 		t.Errorf("global moves %v: ln Z %.4f ± %.4f (exact %.4f), warnings %q: want the stuck chain repaired",
 			r.Global, ev.LogZ, ev.LogZErr, logZ, ev.Warnings())
 	}
-	set.Global.Mode = pipeline.GlobalOff
+	set.Global.Mode = gbs.Off
 	r, err = pipeline.NUTS(context.Background(), mixture2, 2, set)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestPipelineRetriesMissedNeck(t *testing.T) {
 	p := problems.Funnel()
 	f := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 	set := &pipeline.Settings{Sampler: nuts.Settings{Chains: 8, Warmup: 500, Draws: 2000, Lower: p.Lower, Upper: p.Upper, Seed: 920034},
-		Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOff}}
+		Global: pipeline.GlobalSettings{Mode: gbs.Off}}
 	r, err := pipeline.NUTS(context.Background(), f, p.Dim, set)
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func TestPipelineLengthensUnmixedRun(t *testing.T) {
 		calls.Add(1)
 		return mixture2(g, x)
 	}
-	set := &pipeline.Settings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}, Global: pipeline.GlobalSettings{Mode: pipeline.GlobalOff}}
+	set := &pipeline.Settings{Sampler: nuts.Settings{Init: init, Warmup: 200, Draws: 500, Seed: 1}, Global: pipeline.GlobalSettings{Mode: gbs.Off}}
 	r, err := pipeline.NUTS(context.Background(), f, 2, set)
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 """flowMC (RQSpline + MALA bundle) on the two-mode target and the funnel,
-for the comparison with gbs's flow-enhanced NUTS in docs/benchmarks.md.
+for the comparison with gbs's flow-enhanced NUTS in docs/benchmark-methods.md.
 
 Run in its own venv (bench/flowmc/requirements.txt), with gbs importable for
 the evidence of flowMC's draws and for the reference problems:

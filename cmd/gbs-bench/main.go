@@ -25,6 +25,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"time"
+
+	"github.com/gbs-evidence/gbs/internal/provenance"
 )
 
 // Run is one JSON line of output.
@@ -62,6 +64,10 @@ type Run struct {
 	// Info are the evidence result's notes that are not warnings (a NUTS
 	// retry that worked, draws piled against an undeclared boundary).
 	Info []string `json:"info,omitempty"`
+	// Commit and Date say which code made the run and when
+	// (internal/provenance): bench/report.py prints them with its tables.
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
 
 func main() {
@@ -127,10 +133,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gbs-bench: -global %q, want default, on or off\n", cfg.global)
 		os.Exit(2)
 	}
+	// The checkout as the runs start: the commit each line records.
+	commit := provenance.Commit()
 	enc := json.NewEncoder(w)
 	ctx := context.Background()
 	for _, name := range strings.Split(*probs, ",") {
 		err := runProblem(ctx, strings.TrimSpace(name), &cfg, func(r Run) {
+			r.Commit, r.Date = commit, provenance.Date()
 			if err := enc.Encode(r); err != nil {
 				fmt.Fprintln(os.Stderr, "gbs-bench:", err)
 				os.Exit(1)

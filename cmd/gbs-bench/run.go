@@ -145,9 +145,9 @@ func (cfg *config) globalSettings() pipeline.GlobalSettings {
 	g := pipeline.GlobalSettings{StageIters: cfg.globalStageIters, Moves: cfg.globalMoves}
 	switch cfg.global {
 	case "on":
-		g.Mode = pipeline.GlobalOn
+		g.Mode = gbs.On
 	case "off":
-		g.Mode = pipeline.GlobalOff
+		g.Mode = gbs.Off
 	}
 	return g
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gbs-evidence/gbs/flow"
 	"github.com/gbs-evidence/gbs/gbs"
+	"github.com/gbs-evidence/gbs/internal/provenance"
 	"github.com/gbs-evidence/gbs/nuts"
 	"github.com/gbs-evidence/gbs/pipeline"
 	"github.com/gbs-evidence/gbs/problems"
@@ -58,6 +59,9 @@ type Run struct {
 	OtherWarn int     `json:"other_warnings"`
 	Seconds   float64 `json:"seconds"`
 	Error     string  `json:"error,omitempty"`
+	// Commit and Date: the code and day of the run (internal/provenance).
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
 
 // source makes the draws of one run.
@@ -82,6 +86,8 @@ func main() {
 		srcs[s.name] = s
 	}
 	var runs []Run
+	// The checkout as the runs start: the commit each line records.
+	commit := provenance.Commit()
 	enc := json.NewEncoder(os.Stdout)
 	for _, c := range strings.Split(*cases, ",") {
 		src, ok := srcs[c]
@@ -91,6 +97,7 @@ func main() {
 		}
 		for seed := uint64(*first); seed < uint64(*first+*seeds); seed++ {
 			r := run(src, seed)
+			r.Commit, r.Date = commit, provenance.Date()
 			runs = append(runs, r)
 			_ = enc.Encode(r)
 		}
@@ -196,7 +203,7 @@ func run(src source, seed uint64) Run {
 		x := src.draws(seed)
 		const chains = 8
 		m := len(x) / p.Dim / chains
-		s := &gbs.Samples{Dim: p.Dim, Independent: true}
+		s := &gbs.Samples{Dim: p.Dim, Kind: gbs.IndependentDraws}
 		for c := range chains {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
 		}

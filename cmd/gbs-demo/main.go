@@ -43,7 +43,7 @@ func run(name, method string, n int, seed uint64) error {
 	}
 	x := make([]float64, n*p.Dim)
 	p.Sample(x, rand.New(rand.NewPCG(seed, 0)))
-	samples := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Independent: true}
+	samples := &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Kind: gbs.IndependentDraws}
 
 	start := time.Now()
 	res, err := gbs.Evidence(context.Background(), p.LogProbBatch, samples, &gbs.Settings{Method: m, Seed: seed})

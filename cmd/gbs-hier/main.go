@@ -87,7 +87,7 @@ func main() {
 		p.Sample(x, rand.New(rand.NewPCG(*seed, 99)))
 		t0 := time.Now()
 		var err error
-		res, err = gbs.Evidence(context.Background(), p.LogProbBatch, &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Independent: true}, &evSet)
+		res, err = gbs.Evidence(context.Background(), p.LogProbBatch, &gbs.Samples{Dim: p.Dim, Chains: [][]float64{x}, Kind: gbs.IndependentDraws}, &evSet)
 		if err != nil {
 			fail(err)
 		}

@@ -74,7 +74,7 @@ var (
 	noShrink   bool
 	klDraws    int
 	timers     bool
-	annealMode gbs.Anneal
+	annealMode gbs.Switch
 	annealFlag *string
 )
 
@@ -107,11 +107,11 @@ func main() {
 
 	switch *annealFlag {
 	case "auto":
-		annealMode = gbs.AnnealAuto
+		annealMode = gbs.Auto
 	case "off":
-		annealMode = gbs.AnnealOff
+		annealMode = gbs.Off
 	case "on":
-		annealMode = gbs.AnnealOn
+		annealMode = gbs.On
 	default:
 		fail(fmt.Errorf("-anneal %q: want auto, off or on", *annealFlag))
 	}

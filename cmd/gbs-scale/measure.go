@@ -189,7 +189,7 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 		r.LogP += since(t)
 		return err
 	}
-	s := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Independent: true}
+	s := &gbs.Samples{Dim: d, Chains: [][]float64{x}, Kind: gbs.IndependentDraws}
 	if prof != nil {
 		if err := pprof.StartCPUProfile(prof); err != nil {
 			fail(err)

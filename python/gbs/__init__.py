@@ -17,6 +17,9 @@ from_pymc(idata, model=None, ...) -> Result
     ln Z of a PyMC model from its posterior draws (needs pymc).
 from_numpyro(mcmc, ...) -> Result
     ln Z of a NumPyro model from a finished MCMC (needs numpyro).
+from_stan(fit, model, ...) -> Result
+    ln Z of a PyStan 3 model from its fit (needs pystan); `~` statements
+    are rewritten as `target +=` so that the constants ln Z needs are kept.
 bayes_factor(a, b) -> BayesFactor, compare([result, ...]) -> Comparison
     Bayes factors (value, log, error, which model they favour) and ranked
     posterior model probabilities with errors; error_measures(result).
@@ -52,13 +55,14 @@ from ._findings import CheckInfo, Finding, checks
 from ._warnings import DiagnosticWarning, GbsWarning, GbsWarningError, SamplerWarning
 from .adapters.numpyro import from_numpyro
 from .adapters.pymc import from_pymc
+from .adapters.stan import from_stan
 from .compare import BayesFactor, Comparison, bayes_factor, compare, error_measures
 from .evidence import evidence
 from .flow import Flow
 from .result import Diagnostics, ErrorMeasures, Result
 from .sampling import Samples, sample, sample_ensemble
 
-__all__ = ["evidence", "from_pymc", "from_numpyro", "bayes_factor", "compare", "Comparison",
+__all__ = ["evidence", "from_pymc", "from_numpyro", "from_stan", "bayes_factor", "compare", "Comparison",
            "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
            "GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "Result", "Flow",
            "Finding", "CheckInfo", "checks",

@@ -400,7 +400,8 @@ class GbsError(RuntimeError):
     Attributes
     ----------
     status : int
-        The GBS_ERR_* code (see include/gbs.h).
+        The GBS_ERR_* code of the C API (the "C and C++" page of the
+        documentation lists them).
     """
 
     def __init__(self, status, message):

@@ -12,7 +12,7 @@ stay chains.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -38,6 +38,20 @@ def is_xarray_dataarray(obj: Any) -> bool:
 
 def _is_emcee(samples: Any) -> bool:
     return hasattr(samples, "get_chain") and hasattr(samples, "get_log_prob")
+
+
+def emcee_arguments(samples: Any, log_prob: Any) -> Optional[Tuple[Tuple[Any, ...], Dict[str, Any]]]:
+    """The args and kwargs an emcee sampler passes to its log-probability
+    function (emcee keeps them on ``sampler.log_prob_fn``, a wrapper with
+    ``f``, ``args`` and ``kwargs``), when log_prob is that function; None
+    otherwise (another object, an emcee backend, another function, which
+    may bind its arguments itself)."""
+    if not _is_emcee(samples):
+        return None
+    wrapper = getattr(samples, "log_prob_fn", None)
+    if wrapper is None or getattr(wrapper, "f", None) is not log_prob:
+        return None
+    return tuple(getattr(wrapper, "args", None) or ()), dict(getattr(wrapper, "kwargs", None) or {})
 
 
 def _is_gbs_samples(samples: Any) -> bool:

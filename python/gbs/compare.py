@@ -38,6 +38,14 @@ def _logz(r: Evidence, name: str) -> Tuple[float, float]:
     return lz, err
 
 
+def _warning_count(r: Evidence) -> int:
+    """How many warnings the evidence carries: those of a gbs.Result (or of
+    anything with a ``warnings`` list), 0 for a pair (ln Z, error). The one
+    place compare and bayes_factor read a result's warnings."""
+    w = getattr(r, "warnings", None)
+    return len(w) if w is not None else 0
+
+
 # Kass & Raftery (1995), section 3.2: the strength of evidence by 2 ln B.
 KASS_RAFTERY = ((2.0, "not worth more than a bare mention"), (6.0, "positive"),
                 (10.0, "strong"), (math.inf, "very strong"))
@@ -77,20 +85,27 @@ class BayesFactor(tuple):  # type: ignore[type-arg]
     resolved : bool
         Whether the sign of ln B is resolved: abs(ln B) > 2 log_err. When it
         is not, the estimate cannot say which model is favoured.
+    n_warnings : (int, int)
+        How many warnings each model's result carries (0 for a pair ln Z,
+        error). A result with warnings may be off by more than its error
+        bar, and then so is ln B: the text says so.
     """
 
     log: float
     log_err: float
     names: Tuple[str, str]
+    n_warnings: Tuple[int, int]
 
-    def __new__(cls, log: float, log_err: float, names: Tuple[str, str] = ("a", "b")) -> "BayesFactor":
+    def __new__(cls, log: float, log_err: float, names: Tuple[str, str] = ("a", "b"),
+                n_warnings: Tuple[int, int] = (0, 0)) -> "BayesFactor":
         self = super().__new__(cls, (float(log), float(log_err)))
         self.log, self.log_err = float(log), float(log_err)
         self.names = (str(names[0]), str(names[1]))
+        self.n_warnings = (int(n_warnings[0]), int(n_warnings[1]))
         return self
 
     def __getnewargs__(self) -> Tuple[Any, ...]:
-        return (self.log, self.log_err, self.names)
+        return (self.log, self.log_err, self.names, self.n_warnings)
 
     @property
     def value(self) -> float:
@@ -135,6 +150,12 @@ class BayesFactor(tuple):  # type: ignore[type-arg]
             "substantial", to 10^1.5 "strong", to 100 "very strong", above
             "decisive".
 
+        Returns
+        -------
+        str
+
+        Notes
+        -----
         These scales are conventions for reading B, not tests: the
         estimate's error (``log_err``) says whether the value is known
         well enough to read it at all (``resolved``).
@@ -161,12 +182,22 @@ class BayesFactor(tuple):  # type: ignore[type-arg]
         head = ("Bayes factor B(%s : %s) = %s, ln B = %.3f +/- %.3f"
                 % (a, b, val, self.log, self.log_err))
         if not self.resolved:
-            return (head + "\n  not resolved: |ln B| is within 2 errors of 0, so the estimate does "
+            text = (head + "\n  not resolved: |ln B| is within 2 errors of 0, so the estimate does "
                     "not say which model the data favour (reduce the ln Z errors: more draws, a "
                     "larger n_q)")
-        return (head + "\n  in favour of %s over %s: %s evidence (Kass & Raftery: 2 ln B = %.2f; "
-                "Jeffreys: %s)" % (self.favours, self.against, self.strength, 2 * abs(self.log),
-                                   self.interpret("jeffreys")))
+        else:
+            text = (head + "\n  in favour of %s over %s: %s evidence (Kass & Raftery: 2 ln B = %.2f; "
+                    "Jeffreys: %s)" % (self.favours, self.against, self.strength, 2 * abs(self.log),
+                                       self.interpret("jeffreys")))
+        warned = [(n, k) for n, k in zip(self.names, self.n_warnings) if k]
+        if warned:
+            first = "%s's result carries %d warning%s" % (warned[0][0], warned[0][1],
+                                                          "" if warned[0][1] == 1 else "s")
+            if len(warned) == 2:
+                first += " and %s's %d" % warned[1]
+            text += ("\n  %s: ln Z may be off by more than its error bar, and then so is ln B; read "
+                     "result.warnings before trusting this" % first)
+        return text
 
     def __str__(self) -> str:
         return self.summary()
@@ -196,7 +227,8 @@ def bayes_factor(a: Evidence, b: Evidence) -> BayesFactor:
         ``.favours`` and ``.strength`` (Kass & Raftery's words). It
         unpacks as the pair ``(ln B, error)``: ``lbf, err =
         gbs.bayes_factor(a, b)``. Printing it says which model the data
-        favour and how strongly.
+        favour and how strongly, and whether either result carries
+        warnings (``.n_warnings``).
 
     Examples
     --------
@@ -209,7 +241,7 @@ def bayes_factor(a: Evidence, b: Evidence) -> BayesFactor:
     names = (_name(a, "a"), _name(b, "b"))
     if names[0] == names[1]:
         names = (names[0] + " (a)", names[1] + " (b)")
-    return BayesFactor(za - zb, math.hypot(ea, eb), names)
+    return BayesFactor(za - zb, math.hypot(ea, eb), names, (_warning_count(a), _warning_count(b)))
 
 
 def _name(r: Evidence, default: str) -> str:
@@ -240,16 +272,24 @@ class Comparison:
     prob, prob_err : numpy.ndarray
         Posterior model probabilities (they sum to 1; ``arviz.compare``'s
         ``weight``) and their Monte Carlo standard errors.
+    n_warnings : numpy.ndarray of int
+        How many warnings each model's result carries (0 for a pair ln Z,
+        error), as the ``warning`` column of ``arviz.compare``: a model
+        whose result has warnings may be ranked on an ln Z that is off by
+        more than its error bar. Printed as the column "warnings".
     best : str
         The model with the largest ln Z.
     """
 
     def __init__(self, names: List[str], logz: np.ndarray, logzerr: np.ndarray, prior: np.ndarray,
-                 prob: np.ndarray, prob_err: np.ndarray, n_mc: int):
+                 prob: np.ndarray, prob_err: np.ndarray, n_mc: int,
+                 n_warnings: Optional[np.ndarray] = None):
         order = np.argsort(-logz, kind="stable")
         self.names = [names[i] for i in order]
         self.logz, self.logzerr, self.prior = logz[order], logzerr[order], prior[order]
         self.prob, self.prob_err = prob[order], prob_err[order]
+        warned = np.zeros(len(names), dtype=np.int64) if n_warnings is None else np.asarray(n_warnings)
+        self.n_warnings: np.ndarray = warned.astype(np.int64)[order]
         self.rank = np.arange(len(names))
         self.best = self.names[0]
         self.log_bf = self.logz - self.logz[0]
@@ -270,7 +310,8 @@ class Comparison:
         return [{"model": n, "rank": int(self.rank[i]), "logz": float(self.logz[i]),
                  "logzerr": float(self.logzerr[i]), "log_bf": float(self.log_bf[i]),
                  "log_bf_err": float(self.log_bf_err[i]), "prior": float(self.prior[i]),
-                 "prob": float(self.prob[i]), "prob_err": float(self.prob_err[i])}
+                 "prob": float(self.prob[i]), "prob_err": float(self.prob_err[i]),
+                 "warnings": int(self.n_warnings[i])}
                 for i, n in enumerate(self.names)]
 
     def to_dataframe(self) -> Any:
@@ -295,24 +336,36 @@ class Comparison:
             raise KeyError("no model %r (the models are %s)" % (b, ", ".join(self.names)))
         i, j = self.names.index(a), self.names.index(b)
         return BayesFactor(self.logz[i] - self.logz[j], math.hypot(self.logzerr[i], self.logzerr[j]),
-                           (a, b))
+                           (a, b), (int(self.n_warnings[i]), int(self.n_warnings[j])))
 
     def __len__(self) -> int:
         return len(self.names)
 
+    def _warned_note(self) -> str:
+        """A line naming the models whose results carry warnings ("" when
+        none does)."""
+        warned = ["%s (%d)" % (n, k) for n, k in zip(self.names, self.n_warnings) if k]
+        if not warned:
+            return ""
+        return ("warnings: %s: ranked on ln Z that may be off by more than its error; read "
+                "result.warnings" % ", ".join(warned))
+
     def __str__(self) -> str:
         w = max(5, max(len(n) for n in self.names))
-        head = "%4s  %-*s  %22s  %22s  %20s" % ("rank", w, "model", "ln Z", "ln BF vs best",
-                                                "P(model | data)")
+        head = "%4s  %-*s  %22s  %22s  %20s  %8s" % ("rank", w, "model", "ln Z", "ln BF vs best",
+                                                     "P(model | data)", "warnings")
         lines = [head, "-" * len(head)]
         for r in self.rows():
             bf = ("%10.3f +/- %7.3f" % (r["log_bf"], r["log_bf_err"]) if r["rank"] != 0
                   else "%10s %11s" % ("best", ""))
-            lines.append("%4d  %-*s  %10.3f +/- %7.3f  %22s  %8.4f +/- %6.4f"
+            lines.append("%4d  %-*s  %10.3f +/- %7.3f  %22s  %8.4f +/- %6.4f  %8d"
                          % (r["rank"], w, r["model"], r["logz"], r["logzerr"], bf, r["prob"],
-                            r["prob_err"]))
+                            r["prob_err"], r["warnings"]))
         if not np.allclose(self.prior, self.prior[0]):
             lines.append("prior: " + ", ".join("%s %.3g" % (n, p) for n, p in zip(self.names, self.prior)))
+        note = self._warned_note()
+        if note:
+            lines.append(note)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -325,12 +378,15 @@ class Comparison:
             bf = ("best" if r["rank"] == 0 else
                   "%.3f &plusmn; %.3f" % (r["log_bf"], r["log_bf_err"]))
             cells.append("<tr><td>%d</td><th style='text-align:left'>%s</th><td>%.3f &plusmn; %.3f</td>"
-                         "<td>%s</td><td>%.3g</td><td>%.4f &plusmn; %.4f</td></tr>"
+                         "<td>%s</td><td>%.3g</td><td>%.4f &plusmn; %.4f</td><td>%d</td></tr>"
                          % (r["rank"], html.escape(r["model"]), r["logz"], r["logzerr"], bf,
-                            r["prior"], r["prob"], r["prob_err"]))
+                            r["prior"], r["prob"], r["prob_err"], r["warnings"]))
         head = ("<tr><th>rank</th><th>model</th><th>ln Z</th><th>ln BF vs best</th><th>prior</th>"
-                "<th>P(model | data)</th></tr>")
-        return ("<div><p><b>gbs.compare</b></p><table>%s%s</table></div>" % (head, "".join(cells)))
+                "<th>P(model | data)</th><th>warnings</th></tr>")
+        note = self._warned_note()
+        foot = "<p>%s</p>" % html.escape(note) if note else ""
+        return ("<div><p><b>gbs.compare</b></p><table>%s%s</table>%s</div>"
+                % (head, "".join(cells), foot))
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self) if not cycle else "Comparison(...)")
@@ -388,9 +444,12 @@ def compare(results: Union[Mapping[str, Evidence], Sequence[Evidence]],
         Bayes factor against the best (``log_bf``, <= 0, with its error;
         ``dlogz = -log_bf``), and the posterior model probabilities
         ``P_i = prior_i Z_i / sum_j prior_j Z_j`` with Monte Carlo errors
-        (``prob``, also ``weight``). Prints as a text table, shows as an
-        HTML table in Jupyter; ``.to_dataframe()`` gives a pandas
-        DataFrame, ``.bayes_factor("A", "B")`` a :class:`BayesFactor`.
+        (``prob``, also ``weight``), and how many warnings each model's
+        result carries (``n_warnings``, the column "warnings", as
+        ``arviz.compare``'s warning column; the table names the models
+        that have any). Prints as a text table, shows as an HTML table in
+        Jupyter; ``.to_dataframe()`` gives a pandas DataFrame,
+        ``.bayes_factor("A", "B")`` a :class:`BayesFactor`.
 
     Notes
     -----
@@ -427,7 +486,8 @@ def compare(results: Union[Mapping[str, Evidence], Sequence[Evidence]],
     rng = np.random.default_rng(seed)
     draws = logz + err * rng.standard_normal((n_mc, len(names)))
     prob_err = _posterior_probs(draws, w).std(axis=0, ddof=1)
-    return Comparison(names, logz, err, w, prob, prob_err, n_mc)
+    warned = np.array([_warning_count(r) for _, r in items], dtype=np.int64)
+    return Comparison(names, logz, err, w, prob, prob_err, n_mc, warned)
 
 
 def error_measures(result: Any) -> Any:

@@ -15,10 +15,10 @@ from ._callbacks import BatchCallback, run
 from ._options import EvidenceSettings, PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
-from ._samples import draws_of, is_inference_data, is_xarray_dataset, normalize
+from ._samples import draws_of, emcee_arguments, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from ._findings import take_report
-from .result import Diagnostics, Result
+from .result import REPETITION_DTYPE, Diagnostics, Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
 
@@ -26,7 +26,8 @@ _TRACE_CAP = 256
 
 
 def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samples: Any = None,
-             vectorize: bool = False, args: Sequence[Any] = (), kwargs: Optional[Dict[str, Any]] = None,
+             vectorize: bool = False, args: Optional[Sequence[Any]] = None,
+             kwargs: Optional[Dict[str, Any]] = None,
              chain_axis: int = 0, var_names: Optional[Sequence[str]] = None, method: str = "bridge",
              n_q: Optional[int] = None, seed: Union[None, int, np.random.Generator] = None,
              bounds: Any = None, pool: Any = None, progress: ProgressArg = False, discard: int = 0,
@@ -82,7 +83,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     vectorize : bool, default False
         Whether ``log_prob`` takes a batch of points.
     args, kwargs : tuple, dict, optional
-        Extra positional and keyword arguments of ``log_prob``.
+        Extra positional and keyword arguments of ``log_prob``. Default:
+        those of the emcee sampler when ``samples`` is an emcee
+        ``EnsembleSampler`` made with this ``log_prob``
+        (``emcee.EnsembleSampler(nwalkers, ndim, log_prob, args=...,
+        kwargs=...)``), else none.
     chain_axis : {0, 1}, default 0
         For 3-d samples: 0 for (chains, draws, d), as ArviZ and
         :func:`gbs.sample`; 1 for (draws, chains, d), as emcee's
@@ -160,9 +165,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         adds the covariance of the two passes, measured in the run (from
         log q1 - log q2 at the posterior draws): near zero on NUTS draws
         of the paper's problems, large when q fits p closely (near-Gaussian
-        targets); over 42 emcee runs of a 4-d Gaussian the mean error bar
-        was 0.00162 against a spread of 0.00153 (see "Error bars on emcee
-        chains" in the benchmarks page of the documentation).
+        targets); over 96 emcee runs of a 4-d Gaussian the mean error bar
+        was 0.00170 against a spread of 0.00174 (see "Error bars on emcee
+        chains" on the benchmark methods page of the documentation).
     coverage_check : bool, default True
         For ``method="bridge"``: run short independence Metropolis-Hastings
         chains proposed by the fitted flow (and a widened copy of it) and
@@ -191,8 +196,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         its own flow fit and proposal draws, from seeds derived from
         ``seed``) on the same posterior draws, as bridgesampling's
         ``repetitions``: ``Result.repetitions`` holds the k rows (seed,
-        ln Z, error) and ``Result.error_measures()`` their spread, beside
-        the analytic error. ``logz`` stays the first estimate (the one
+        ln Z, error; the seeds exact, to rerun one) and
+        ``Result.error_measures()`` their spread, beside the analytic
+        error. ``logz`` stays the first estimate (the one
         ``seed`` gives alone). The spread measures the proposal's part of
         the error only (the posterior draws are shared). Costs k times the
         proposal's log-density evaluations; log p at the draws is computed
@@ -218,9 +224,10 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         A check of the estimate failed (the proposal and the draws barely
         overlap, the draws do not follow ``log_prob``...).
 
-    Each warning is also in ``Result.warnings``; both are
-    :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line that
-    called gbs. The documentation's "Diagnostics" page lists every check.
+        Each warning is also in ``Result.warnings``; both are
+        :class:`gbs.GbsWarning` (a ``UserWarning``), raised at the line
+        that called gbs. The documentation's "Diagnostics" page lists
+        every check.
 
     Raises
     ------
@@ -252,6 +259,11 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     if chain_axis not in (0, 1):
         raise ValueError("chain_axis must be 0 (chains, draws, d) or 1 (draws, chains, d), not %r"
                          % (chain_axis,))
+    sampler_args = emcee_arguments(samples, log_prob) if args is None or kwargs is None else None
+    if sampler_args is not None:
+        args = sampler_args[0] if args is None else args
+        kwargs = sampler_args[1] if kwargs is None else kwargs
+    args = () if args is None else args
     kwargs = {} if kwargs is None else dict(kwargs)
     if not isinstance(args, (tuple, list)):
         raise TypeError("args must be a tuple, not %r" % (type(args).__name__,))
@@ -358,7 +370,7 @@ def estimate(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray,
                                    lp_source=lp_source))
     result = runs[0]
     result.ncall = lp_calls + sum(r.ncall for r in runs)
-    result.repetitions = np.array([(r.seed, r.logz, r.logzerr) for r in runs], dtype=float)
+    result.repetitions = np.array([(r.seed, r.logz, r.logzerr) for r in runs], dtype=REPETITION_DTYPE)
     result.name = settings.name
     return result
 

@@ -8,9 +8,9 @@ a likelihood L(x) and a flat, *normalized* prior on a box,
     p(x) = L(x) * prior(x),    prior(x) = 1 / prod_i (upper_i - lower_i)  inside,
 
 so that the exact evidence is ln Z = ln integral p(x) dx. The definitions
-and reference values are those of the reference problems' page of the
-documentation and of the Go package ``problems`` of this repository; the
-names mirror the Go names:
+and reference values are those of the "Reference problems" page of the
+documentation and of the library's Go package ``problems``; the names
+mirror the Go names:
 
 ===========================  ==  =============================  ===========
 name                         d   prior box                      exact ln Z
@@ -45,21 +45,21 @@ Example
 >>> round(p.logz, 6)
 -63.498811
 
-Differences from the Go package
--------------------------------
-The random matrices (the banana's rotation A, the correlated Gaussian's
+Notes
+-----
+This module is a copy of the library's Go package ``problems``, kept so
+that it loads without the compiled library. The random matrices (the banana's rotation A, the correlated Gaussian's
 mean and covariance) are drawn with numpy's ``default_rng``, so they differ
 from the Go package's (math/rand/v2 PCG) for the same seed. ln Z does not
 depend on the banana's rotation (see :func:`banana`), and the correlated
 Gaussian's ln Z is c whatever its parameters, so the exact values agree;
 individual log-density values at a given x do not.
 
-The Go package is the definition; this module is a copy kept so that it
-loads without the compiled library. ``tests/python/test_problems_go.py``
-holds the copy to it: at random points inside and outside each box it
-compares log p and its gradient (built with the Go package's rotation,
-mean and covariance), and it compares the exact ln Z, the prior boxes and
-which problems have an exact sampler.
+The Go package is the definition, and the package's tests hold this copy
+to it: at random points inside and outside each box they compare log p
+and its gradient (built with the Go package's rotation, mean and
+covariance), the exact ln Z, the prior boxes and which problems have an
+exact sampler.
 """
 
 import functools
@@ -878,7 +878,7 @@ def ring_logz(n, panels=30, order=12):
         ln Z = n ln lambda_0 + ln(1 + sum_{k>0} (lambda_k / lambda_0)^n) - n ln 10,
 
     where lambda_0 > 0 is the leading (Perron-Frobenius) eigenvalue. The
-    kernel is entire and below e^-49 for |x| > 3, so the eigenvalues
+    kernel is entire and below e^-49 for abs(x) > 3, so the eigenvalues
     converge exponentially: the default rule is converged to ~1e-12.
 
     Parameters

@@ -13,6 +13,11 @@ import numpy as np
 from . import _lib
 from ._findings import Finding, checks, order
 
+#: The rows of :attr:`Result.repetitions`: (seed, ln Z, error) per
+#: repetition, the seed a uint64 as the library used it, so that
+#: ``gbs.evidence(..., seed=int(row["seed"]))`` gives that row's ln Z again.
+REPETITION_DTYPE = np.dtype([("seed", np.uint64), ("logz", np.float64), ("logzerr", np.float64)])
+
 
 class Result:
     """ln Z with its error and the facts behind it, as returned by
@@ -94,10 +99,15 @@ class Result:
         The model's name (``gbs.evidence(..., name="A")``, or set it):
         :func:`gbs.compare` and :func:`gbs.bayes_factor` label the model
         with it.
-    repetitions : numpy.ndarray, shape (k, 3), or None
+    repetitions : numpy.ndarray, shape (k,), or None
         With ``repetitions=k``: rows (seed, ln Z, error) of the k
         estimates with independent proposal sets (the first row is this
-        result's); None otherwise. See :meth:`error_measures`.
+        result's); None otherwise. A structured array with the fields
+        ``seed`` (uint64, exact: ``gbs.evidence(..., seed=int(seed))``
+        gives that row's ln Z again), ``logz`` and ``logzerr``: the
+        estimates are ``repetitions["logz"]``, and a row unpacks as
+        ``seed, logz, logzerr = repetitions[i]``. See
+        :meth:`error_measures`.
     """
 
     def __init__(self, logz: float, logzerr: float, ncall: int, n_p: int, n_q: int, tau: float,
@@ -174,7 +184,8 @@ class Result:
         out["trace"] = self.trace.tolist()
         out["diagnostics"] = self.diagnostics.as_dict()
         out["name"] = self.name
-        out["repetitions"] = None if self.repetitions is None else self.repetitions.tolist()
+        out["repetitions"] = (None if self.repetitions is None else
+                              [[int(s), float(z), float(e)] for s, z, e in self.repetitions.tolist()])
         return out
 
     # -- error measures and tables -------------------------------------------
@@ -244,10 +255,10 @@ class Result:
         data["trace_logzerr"] = (("trace",), self.trace[:, 2])
         coords: Dict[str, Any] = {"trace_n_q": (("trace",), self.trace[:, 0].astype(np.int64))}
         if self.repetitions is not None:
-            data["repetition_logz"] = (("repetition",), self.repetitions[:, 1])
-            data["repetition_logzerr"] = (("repetition",), self.repetitions[:, 2])
+            data["repetition_logz"] = (("repetition",), self.repetitions["logz"])
+            data["repetition_logzerr"] = (("repetition",), self.repetitions["logzerr"])
             coords["repetition"] = np.arange(len(self.repetitions))
-            coords["repetition_seed"] = (("repetition",), self.repetitions[:, 0].astype(np.uint64))
+            coords["repetition_seed"] = (("repetition",), self.repetitions["seed"])
         attrs = {"method": self.method, "seed": str(self.seed), "name": self.name or "",
                  "warnings": list(self.warnings)}
         for k in ("rhat_where", "ess_bulk_where", "ess_tail_where", "burnin_where"):
@@ -509,7 +520,7 @@ class ErrorMeasures:
         part of the error: compare it with ``sqrt(re2_q)``, not with
         ``logzerr``. It also holds the variation of the flow fit, which
         re2_q does not: on a 4-d Gaussian it came out 1.5 to 2 times
-        ``sqrt(re2_q)`` (the benchmarks page, "Repetitions").
+        ``sqrt(re2_q)`` (the benchmark methods page, "Repetitions").
     """
 
     def __init__(self, re2: float, repetitions: Optional[np.ndarray] = None):
@@ -528,7 +539,7 @@ class ErrorMeasures:
 
     @classmethod
     def of(cls, r: "Result") -> "ErrorMeasures":
-        rep = None if r.repetitions is None else r.repetitions[:, 1]
+        rep = None if r.repetitions is None else r.repetitions["logz"]
         return cls(r.re2_p + r.re2_q, rep)
 
     def as_dict(self) -> Dict[str, float]:

@@ -131,6 +131,48 @@ def test_compare_sequence_ranked_with_names():
     assert tp.prior[tp.names.index("narrow")] == pytest.approx(0.9)
 
 
+def _normal_logp(v):
+    return -0.5 * np.sum(v * v, axis=1)
+
+
+def test_compare_and_bayes_factor_show_warnings():
+    """A model whose result carries warnings is ranked with its warning
+    count beside it, as arviz.compare's warning column, and a Bayes factor
+    with such a result says so."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 1000, 2))
+    clean = gbs.evidence(_normal_logp, x, vectorize=True, seed=4, name="clean")
+    y = x.copy()
+    y[2:] += 2.0  # two chains elsewhere: R-hat far above 1
+    with pytest.warns(gbs.GbsWarning):
+        bad = gbs.evidence(_normal_logp, y, vectorize=True, seed=4, name="unmixed")
+    assert clean.warnings == [] and bad.warnings
+    t = gbs.compare([clean, bad, (bad.logz - 5.0, 0.1)])
+    counts = dict(zip(t.names, t.n_warnings))
+    assert counts == {"clean": 0, "unmixed": len(bad.warnings), "model_2": 0}
+    assert t.rows()[t.names.index("unmixed")]["warnings"] == len(bad.warnings)
+    text = str(t)
+    assert "warnings" in text.splitlines()[0]
+    assert "unmixed (%d)" % len(bad.warnings) in text.splitlines()[-1]
+    assert "clean (" not in text
+    assert "<th>warnings</th>" in t._repr_html_() and "unmixed (" in t._repr_html_()
+    # No warnings, no note.
+    quiet = gbs.compare([clean, (0.0, 0.1)])
+    assert list(quiet.n_warnings) == [0, 0] and "result.warnings" not in str(quiet)
+    # The Bayes factor carries the counts and says which result has warnings.
+    bf = gbs.bayes_factor(clean, bad)
+    assert bf.n_warnings == (0, len(bad.warnings))
+    assert "unmixed's result carries %d warning" % len(bad.warnings) in str(bf)
+    assert "clean's result" not in str(bf)
+    assert t.bayes_factor("unmixed", "clean").n_warnings == (len(bad.warnings), 0)
+    assert "carries" not in str(gbs.bayes_factor(clean, (0.0, 0.1)))
+    import pickle
+    assert pickle.loads(pickle.dumps(bf)).n_warnings == bf.n_warnings
+    pd = pytest.importorskip("pandas")
+    df = t.to_dataframe()
+    assert df.loc["unmixed", "warnings"] == len(bad.warnings) and df.loc["clean", "warnings"] == 0
+
+
 def test_error_measures():
     r = gbs.Result(-3.0, 0.02, 100, 100, 100, 1.0, 3e-4, 1e-4, "bridge", [], [])
     em = gbs.error_measures(r)
@@ -154,22 +196,38 @@ def test_repetitions_spread_and_seeds():
     kw = dict(vectorize=True, n_q=2000, coverage_check=False)
     calls.clear()
     r = gbs.evidence(f, x, seed=7, repetitions=4, **kw)
-    assert sum(calls) == r.ncall and r.repetitions.shape == (4, 3)
+    assert sum(calls) == r.ncall and r.repetitions.shape == (4,)
+    assert r.repetitions.dtype.names == ("seed", "logz", "logzerr")
     # The first repetition is the estimate the seed gives alone.
     alone = gbs.evidence(f, x, seed=7, **kw)
-    assert r.logz == alone.logz and r.repetitions[0, 1] == r.logz and r.repetitions[0, 0] == 7
-    assert len(set(r.repetitions[:, 0])) == 4 and len(set(r.repetitions[:, 1])) == 4
+    assert r.logz == alone.logz and r.repetitions["logz"][0] == r.logz and r.repetitions["seed"][0] == 7
+    assert len(set(r.repetitions["seed"])) == 4 and len(set(r.repetitions["logz"])) == 4
+    seed, logz, logzerr = r.repetitions[0]
+    assert (seed, logz, logzerr) == (7, r.logz, r.logzerr)
     # log p at the draws is evaluated once (3000), then 4 x (n_q + spot-check).
     assert r.ncall == 3000 + 4 * (2000 + 32)
     em = r.error_measures()
     # The spread is the proposal's part of the error: of the size of
     # sqrt(re2_q), and each repetition within 4 of its errors of exact.
     assert 0 < em.repetitions_sd < 5 * math.sqrt(r.re2_q) + 1e-3
-    assert np.all(np.abs(r.repetitions[:, 1] - exact) < 4 * r.repetitions[:, 2])
+    assert np.all(np.abs(r.repetitions["logz"] - exact) < 4 * r.repetitions["logzerr"])
     assert em.repetitions_min <= r.logz <= em.repetitions_max and "repetitions" in str(em)
     # Reproducible for a seed.
     again = gbs.evidence(f, x, seed=7, repetitions=4, **kw)
     np.testing.assert_array_equal(again.repetitions, r.repetitions)
+    # A stored seed gives its repetition's ln Z again, bit for bit: the
+    # seeds are kept as 64-bit integers (these are above 2^53, where a
+    # float64 would round them to another seed).
+    assert all(int(s) > 2 ** 53 for s in r.repetitions["seed"][1:])
+    for i in (1, 3):
+        seed = int(r.repetitions["seed"][i])
+        rerun = gbs.evidence(f, x, seed=seed, **kw)
+        assert rerun.seed == seed
+        assert rerun.logz == r.repetitions["logz"][i] and rerun.logzerr == r.repetitions["logzerr"][i]
+    assert gbs.evidence(f, x, seed=r.repetitions["seed"][2], **kw).logz == r.repetitions["logz"][2]
+    rows = r.as_dict()["repetitions"]
+    assert [row[0] for row in rows] == [int(s) for s in r.repetitions["seed"]]
+    assert all(type(row[0]) is int for row in rows)
     with pytest.raises(TypeError, match="repetitions must be an integer"):
         gbs.evidence(f, x, vectorize=True, repetitions=2.0)
     with pytest.raises(ValueError, match="repetitions must be a positive integer"):
@@ -196,6 +254,7 @@ def test_result_dataframe_and_xarray():
     assert ds["trace_logz"].dims == ("trace",) and int(ds["trace_n_q"][-1]) == r.trace[-1, 0]
     assert int(ds["n_q"]) == r.n_q
     assert ds.sizes["repetition"] == 2 and ds.attrs["method"] == "bridge"
+    assert [int(v) for v in ds["repetition_seed"].values] == [int(v) for v in r.repetitions["seed"]]
     assert ds.attrs["name"] == "gauss"
     assert r.as_dict()["name"] == "gauss" and len(r.as_dict()["repetitions"]) == 2
 

@@ -1,8 +1,12 @@
-"""The built documentation (make docs): the index page and the gbs.evidence
-API page, with every parameter of gbs.evidence documented there. Under
-`make test` the pages come from `make docs` (GBS_DOCS_HTML); run alone,
-the test builds them with Sphinx, warnings as errors."""
+"""The built documentation (make docs): the index page, the API reference
+(every name of gbs.__all__ and gbs.problems, every parameter of
+gbs.evidence), the rendering of docstrings and pages, repository paths as
+links; and the benchmark tables, which must be what bench/report.py makes
+from bench/results. Under `make test` the pages come from `make docs`
+(GBS_DOCS_HTML); run alone, the test builds them with Sphinx, warnings as
+errors."""
 
+import glob
 import html
 import inspect
 import os
@@ -53,7 +57,8 @@ def test_index_page(html_dir):
     assert "Bayesian evidence" in text and "pip install ." in text
     assert "no release has been published yet" in text
     for page in ("api/evidence.html", "api/comparison.html", "api/result.html", "diagnostics.html",
-                 "c.html", "examples/emcee_evidence.html", "examples/pymc_evidence.html"):
+                 "c.html", "examples/emcee_evidence.html", "examples/pymc_evidence.html",
+                 "stan.html", "examples/stan_evidence.html"):
         assert os.path.isfile(os.path.join(html_dir, page)), page
 
 
@@ -87,12 +92,150 @@ def test_docstrings_do_not_point_into_the_repository():
                 for m in re.finditer(r"docs/[\w.-]+\.md", src):
                     offenders.append("%s: %s" % (name, m.group(0)))
     assert not offenders, offenders
+    # Nor do the public objects' docstrings name files of the repository
+    # (a Go source, a test), which the reader of help() cannot open.
+    for qual, obj in public_objects():
+        doc = inspect.getdoc(obj) or ""
+        for m in re.finditer(r"\b(?:gbs|flow|nuts|capi|include|tests|internal|cmd)/[\w/.-]+|\b\w+\.go\b", doc):
+            offenders.append("%s: %s" % (qual, m.group(0)))
+    assert not offenders, offenders
+
+
+def public_objects():
+    """(qualified name, object) of every public name of gbs and
+    gbs.problems, and of the public methods of their classes."""
+    for mod in (gbs, gbs.problems):
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            qual = "%s.%s" % (mod.__name__, name)
+            yield qual, obj
+            if inspect.isclass(obj):
+                for k, v in vars(obj).items():
+                    if k.startswith("_"):
+                        continue
+                    v = v.fget if isinstance(v, property) else getattr(v, "__func__", v)
+                    if callable(v):
+                        yield "%s.%s" % (qual, k), v
+
+
+# Numpydoc sections whose lines at the section's own indentation are
+# entries ("name : type", or an exception or warning class).
+ENTRY_SECTIONS = {"Parameters", "Other Parameters", "Raises", "Warns", "Attributes"}
+
+
+def test_docstring_sections_hold_only_entries():
+    """Prose at the indentation of a Parameters (Raises, Warns,
+    Attributes) entry is read by napoleon as more entries: the paragraph
+    of BayesFactor.interpret once rendered as parameters named "B",
+    "tests" and "known". Prose belongs in the entry (indented) or in Notes."""
+    offenders = []
+    for qual, obj in public_objects():
+        lines = (inspect.getdoc(obj) or "").split("\n")
+        section = None
+        for i, line in enumerate(lines):
+            if i + 1 < len(lines) and line.strip() and re.fullmatch(r"-{3,}", lines[i + 1].strip()):
+                section = line.strip()
+                continue
+            if re.fullmatch(r"-{3,}", line.strip()) or section not in ENTRY_SECTIONS:
+                continue
+            if line and not line[0].isspace() and " : " not in line:
+                if not re.fullmatch(r"[\w.*]+(, [\w.*]+)*", line.strip()):
+                    offenders.append("%s, %s: %r" % (qual, section, line))
+    assert not offenders, offenders
+
+
+def api_ids(html_dir):
+    ids = set()
+    for page in glob.glob(os.path.join(html_dir, "api", "*.html")):
+        with open(page, encoding="utf-8") as f:
+            ids.update(re.findall(r'id="([^"]+)"', f.read()))
+    return ids
+
+
+def test_api_reference_is_complete(html_dir):
+    """Every name of gbs.__all__ and every name of gbs.problems has an
+    entry in the API reference."""
+    ids = api_ids(html_dir)
+    missing = [n for n in gbs.__all__ if "gbs." + n not in ids and "module-gbs." + n not in ids]
+    missing += ["problems." + n for n in gbs.problems.__all__ if "gbs.problems." + n not in ids]
+    assert not missing, "not in the API reference: %s" % missing
+    # The public functions of gbs.problems, whether or not __all__ names them.
+    funcs = [n for n, f in inspect.getmembers(gbs.problems, inspect.isfunction)
+             if not n.startswith("_") and f.__module__ == gbs.problems.__name__]
+    assert funcs and not [n for n in funcs if "gbs.problems." + n not in ids], funcs
+
+
+def test_rendering(html_dir):
+    def page(name):
+        return " ".join(text_of(os.path.join(html_dir, name)).split())
+    # Markdown's ** would make 2**64 a bold "64" after a "2".
+    assert "0 <= seed < 2**64" in page("python.html")
+    # The module attribute, not str's docstring.
+    errors = page("api/errors.html")
+    assert "gbs.library_path" in errors and "libgbs.so this process loaded" in errors
+    assert "Create a new string object" not in errors
+    # Numpydoc sections rendered, not shown as reST source.
+    for name in glob.glob(os.path.join(html_dir, "api", "*.html")):
+        text = page(os.path.relpath(name, html_dir))
+        raw = re.findall(r":(?:class|func|meth|attr|mod):`|``\w|^-{3,}$", text)
+        assert not raw, (name, raw)
+    comparison = page("api/comparison.html")
+    assert "tests (not)" not in comparison and "These scales are conventions" in comparison
+
+
+# A repository path as text: a top-level directory of the tree and more.
+REPO_PATH = re.compile(r"(?<![\w/.#-])(?:gbs|flow|nuts|ensemble|capi|include|internal|cmd|bench|tests|"
+                       r"python|problems|examples|docs)/[\w./-]*\w")
+
+
+def test_repository_paths_are_links(html_dir):
+    """A pip user cannot open gbs/coverage.go or docs/benchmarks.md: in
+    the pages' text such paths are links (to the page, or to the file on
+    the project's repository). Code blocks and the C header are left as
+    they are."""
+    offenders = []
+    for name in glob.glob(os.path.join(html_dir, "**", "*.html"), recursive=True):
+        rel = os.path.relpath(name, html_dir)
+        if rel.startswith(("_", "genindex", "search", "py-modindex")) or rel == "c.html":
+            continue
+        with open(name, encoding="utf-8") as f:
+            page = f.read()
+        if '<div class="body" role="main">' not in page:
+            continue
+        body = page.split('<div class="body" role="main">')[1].split('<div class="sphinxsidebar"')[0]
+        body = re.sub(r"<pre.*?</pre>", "", body, flags=re.S)
+        body = re.sub(r"<a [^>]*>.*?</a>", "", body, flags=re.S)
+        # Inline code with spaces is a command or a symbol (`go run
+        # ./cmd/gbs-bench -o bench/results/...`), shown as typed.
+        body = re.sub(r"<code[^>]*>(?:(?!</code>).)*?(?:\s|&#160;)(?:(?!</code>).)*</code>", "", body,
+                      flags=re.S)
+        text = html.unescape(re.sub(r"<[^>]+>", "", body))
+        for m in REPO_PATH.finditer(text):
+            path = m.group(0)
+            # A path of the tree, or one that names a file (a stale path
+            # too); not prose such as "flow/Gaussian".
+            if os.path.exists(os.path.join(ROOT, path)) or re.search(r"\.(go|py|md|c|h|hpp|sh|mod|json|jsonl)$", path):
+                offenders.append("%s: %s" % (rel, path))
+    assert not offenders, offenders
+
+
+def test_benchmark_tables_are_the_report_of_bench_results():
+    """The README's "How good is it", the benchmark pages and the Python
+    guide's performance table are what bench/report.py makes from the
+    files of bench/results, and bench/results holds only files they use."""
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "report.py"), "--check"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert "<!-- bench-report paper-gbs:" in readme
 
 
 def test_notebooks_render_with_their_outputs(html_dir):
     # Rendered from the outputs stored in examples/*.ipynb (never executed
     # by the build): the summary text and the figure.
-    for page, phrase in (("emcee_evidence.html", "ln Z ="), ("pymc_evidence.html", "in favour of")):
+    for page, phrase in (("emcee_evidence.html", "ln Z ="), ("pymc_evidence.html", "in favour of"),
+                         ("stan_evidence.html", "within 3 sigma: True")):
         with open(os.path.join(html_dir, "examples", page), encoding="utf-8") as f:
             raw = f.read()
         assert "<img" in raw and phrase in html.unescape(raw), page

@@ -221,6 +221,34 @@ def test_emcee_vectorized_sampler_thin_and_errors():
         gbs.evidence(gauss_vec, sampler, log_prob_samples=np.zeros((3000, 16)))
 
 
+def test_emcee_sampler_arguments_are_the_default():
+    """log_prob's args and kwargs default to those the emcee sampler was
+    made with (emcee keeps them on sampler.log_prob_fn); given ones win."""
+    emcee = pytest.importorskip("emcee")
+    mu = np.array([0.5, -1.0, 2.0])
+
+    def log_prob(v, centre, scale=1.0):
+        return -0.5 * float(np.sum((v - centre) ** 2)) / scale ** 2
+
+    rng = np.random.default_rng(0)
+    sampler = emcee.EnsembleSampler(16, 3, log_prob, args=(mu,), kwargs={"scale": 0.5})
+    sampler.random_state = np.random.RandomState(1).get_state()
+    sampler.run_mcmc(mu + 0.5 * rng.normal(size=(16, 3)), 3000, progress=False)
+    res = gbs.evidence(log_prob, sampler, discard=500, seed=1)
+    within(res, 1.5 * np.log(2 * np.pi * 0.25), 0.1)
+    explicit = gbs.evidence(log_prob, sampler, discard=500, seed=1, args=(mu,), kwargs={"scale": 0.5})
+    assert (res.logz, res.logzerr) == (explicit.logz, explicit.logzerr)
+    # One of the two given: the other still comes from the sampler.
+    assert gbs.evidence(log_prob, sampler, discard=500, seed=1, kwargs={"scale": 0.5}).logz == res.logz
+    # Given ones win: another scale is another density, which the
+    # spot-check of the stored log-probabilities refuses.
+    with pytest.raises(gbs.GbsError, match="args and kwargs the sampler was created with"):
+        gbs.evidence(log_prob, sampler, discard=500, seed=1, kwargs={"scale": 1.0})
+    # A function other than the sampler's binds its own arguments.
+    closure = gbs.evidence(lambda v: log_prob(v, mu, scale=0.5), sampler, discard=500, seed=1)
+    assert closure.logz == res.logz
+
+
 # ---------------------------------------------------------------------------
 # Input handling
 # ---------------------------------------------------------------------------

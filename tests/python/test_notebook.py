@@ -102,3 +102,31 @@ def test_jupyter_interrupt_stops_a_call(monkeypatch, tmp_path):
         assert reply["content"]["status"] == "ok"
     finally:
         km.shutdown_kernel(now=True)
+
+
+@pytest.mark.slow
+def test_stan_notebook_runs(monkeypatch):
+    """PyStan models -> ln Z: the `~` program rewritten, eight schools,
+    both within 3 sigma of the exact value, no gbs warning. Compiles the
+    programs of examples/stan/ unless httpstan has them cached."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("stan")
+    pytest.importorskip("nest_asyncio")
+    pytest.importorskip("matplotlib")
+    nb = nbformat.read(os.path.join(ROOT, "examples", "stan_evidence.ipynb"), as_version=4)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        SOURCE + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    client = nbclient.NotebookClient(nb, timeout=1800, startup_timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": os.path.join(ROOT, "examples")}})
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert text.count("within 3 sigma: True") == 2, text
+    assert "the Stan program was rewritten" in text
+    assert "target += normal_lpdf(mu | 0, 2);" in text  # the fix rewrite=False shows
+    for name in ("GbsWarning", "SamplerWarning", "DiagnosticWarning"):
+        assert name not in text, text
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    assert "Warnings" not in html and "diagnostics" in html
+    assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
