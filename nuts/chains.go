@@ -163,6 +163,10 @@ type Result struct {
 	// have not mixed. It is NaN with fewer than 4 draws per chain or when
 	// log p is constant. LowChains names chains stuck at low log p.
 	RHatLogP float64
+	// GlobalStopped is the warm-up stage after which the global moves
+	// stopped because too few were accepted (GlobalSettings.MinAccept);
+	// zero when they ran to the end.
+	GlobalStopped int
 }
 
 // Draw returns draw i of chain c as a slice of r.Draws[c].
@@ -421,10 +425,20 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		move := gcfg.Move
 		for stage := 1; stage <= gcfg.Stages; stage++ {
 			cur := move
+			var prop0, acc0 int64
+			for _, ch := range chains {
+				prop0 += ch.stats.Global.WarmupProposed
+				acc0 += ch.stats.Global.WarmupAccepted
+			}
 			if err := run(func(ch *chainRun, done <-chan struct{}, f density) error {
 				return ch.stage(done, f, cur, gcfg)
 			}); err != nil {
 				return nil, err
+			}
+			if stageAcceptLow(chains, prop0, acc0, gcfg.MinAccept) {
+				move = nil
+				res.GlobalStopped = stage
+				break
 			}
 			x := make([][]float64, len(chains))
 			lp := make([][]float64, len(chains))
@@ -461,6 +475,19 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		res.RHatLogP = rh
 	}
 	return res, nil
+}
+
+// stageAcceptLow reports whether the global moves of the stage just run
+// (the chains' warm-up counts beyond prop0 proposed and acc0 accepted)
+// were accepted at a rate below minAccept.
+func stageAcceptLow(chains []*chainRun, prop0, acc0 int64, minAccept float64) bool {
+	var prop, acc int64
+	for _, ch := range chains {
+		prop += ch.stats.Global.WarmupProposed
+		acc += ch.stats.Global.WarmupAccepted
+	}
+	prop, acc = prop-prop0, acc-acc0
+	return prop > 0 && float64(acc) < minAccept*float64(prop)
 }
 
 // forEachChain runs work for chains 0..n-1 on the given number of

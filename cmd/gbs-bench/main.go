@@ -51,7 +51,10 @@ type Run struct {
 	// stages (from the flow fitted after the first stage), and
 	// GlobalMoveCalls the log-density calls all global moves made.
 	GlobalWarmupAccept *float64 `json:"global_warmup_accept,omitempty"`
-	GlobalMoveCalls    int64    `json:"global_move_calls,omitempty"`
+	// GlobalStopped is the warm-up stage after which the global moves
+	// stopped for want of acceptance (0: they ran to the end).
+	GlobalStopped   int   `json:"global_stopped,omitempty"`
+	GlobalMoveCalls int64 `json:"global_move_calls,omitempty"`
 	// MinorWeight is the fraction of the draws in the minor mode (two-modes
 	// problems), RHatLogP the sampler's R-hat of log p across chains.
 	MinorWeight *float64 `json:"minor_weight,omitempty"`

@@ -123,8 +123,10 @@ func pipelineRun(base Run, method string, pr *pipeline.Result) Run {
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
 	run.SamplingSeconds, run.EvidenceSeconds = pr.SamplingTime.Seconds(), pr.EvidenceTime.Seconds()
 	if pr.Global {
-		a := pr.GlobalAcceptRate
-		run.GlobalAccept = &a
+		if a := pr.GlobalAcceptRate; !math.IsNaN(a) {
+			run.GlobalAccept = &a
+		}
+		run.GlobalStopped = pr.Sampling.GlobalStopped
 		var prop, acc int64
 		for _, c := range pr.Sampling.Chains {
 			prop += c.Global.WarmupProposed
