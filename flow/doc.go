@@ -21,7 +21,7 @@
 //     covariance's eigenvalues are shrunk when the held-out points prefer
 //     it, and when no layer follows the Gaussian is refitted on all
 //     points (shrink.go);
-//   - unless Settings.NoScale, a scale layer: every coordinate but
+//   - unless Settings.Scale is Off, a scale layer: every coordinate but
 //     one, k, mapped to (z_j - m_j - c_j z_k) exp(-(a_j + b_j z_k)), the
 //     way a variance parameter sets the scale of a hierarchical model's
 //     parameters (Neal's funnel); k is the coordinate whose value best

@@ -33,20 +33,18 @@ const (
 func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	var f *Flow
 	err := unlocked(func() (err error) {
-		f, err = fit(x, d, weights, s, false)
+		f, err = fit(x, d, weights, s)
 		return err
 	})
 	return f, err
 }
 
-// fit is Fit; ungated fits the scale layer's candidate whatever its
-// predicted gain (for the tests that measure the gate).
-func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flow, error) {
+// fit is Fit.
+func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	r, b, err := checkFitInput(x, d, weights, s)
 	if err != nil {
 		return nil, err
 	}
-	r.ungated = ungated
 	f := &Flow{d: d, bounds: b, threads: r.Threads}
 	threads := resolveThreads(r.Threads)
 	fd, err := prepareFitData(x, d, weights, b, r)
@@ -54,7 +52,7 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		return nil, err
 	}
 	cc := covChoice{val: heldOutPoints{x: fd.zv, n: fd.nv, w: fd.wv}}
-	if r.NoShrinkage {
+	if r.Shrinkage == Off {
 		cc = covChoice{decided: true}
 	}
 	wt, err := fitWhitening(fd.zt, fd.nt, d, fd.wtr, cc, r.Whiten, threads)
@@ -68,7 +66,7 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		fd.ldv[i] += wt.logDet
 	}
 	var plain *fitData // the points as whitened, for a fit without the scale layer
-	if !r.NoScale {
+	if r.Scale != Off {
 		plain = fd.clone()
 	}
 	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
@@ -88,12 +86,12 @@ func fit(x []float64, d int, weights []float64, s *Settings, ungated bool) (*Flo
 		plainFitted := false
 		fitPlain := func() {
 			r0 := r
-			r0.NoScale = true
+			r0.Scale = Off
 			layers, heldOut, warnings = fitLayers(plain, r0, threads)
 			plainFitted = true
 		}
 		keep := true
-		if !(own > scaleSureGain) || r.ungated {
+		if !(own > scaleSureGain) || r.ungated() {
 			fitPlain()
 			keep = heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
 			f.scaleGate.margin = f.heldOut[len(f.heldOut)-1] - heldOut[len(heldOut)-1]
@@ -331,14 +329,14 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 	p := make([]float64, nt*k)
 	pv := make([]float64, nv*k)
 	var cs *condState
-	if !r.NoConditional && d >= 2 && nv > 0 {
+	if r.Conditional != Off && d >= 2 && nv > 0 {
 		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: fd.wsel, mo: mo, bws: bws, threads: threads}}
 	}
 	best, stale := 0, 0
 	// A scale layer first, when it gains on held-out points: the others
 	// then Gaussianize what is left.
-	if !r.NoScale && nv > 0 && maxLayers > 0 {
-		if sl, ok := fitScaleLayer(fd, llBest, llNew, r.ungated, threads); ok {
+	if r.Scale != Off && nv > 0 && maxLayers > 0 {
+		if sl, ok := fitScaleLayer(fd, llBest, llNew, r.ungated(), threads); ok {
 			layers = append(layers, sl)
 			m, _ := weightedMean(llBest, nil, wv)
 			heldOut = append(heldOut, m)

@@ -103,7 +103,7 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 	pass, keep, missed, fits := 0, 0, 0, 0
 	for i, x := range sets {
 		set := &Settings{Seed: uint64(i) + 1, Lower: lo, Upper: hi}
-		f, err := fit(x, d, nil, set, false)
+		f, err := Fit(x, d, nil, set)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -119,7 +119,9 @@ func gateRow(t *testing.T, name string, d, n int, sets [][]float64, lo, hi []flo
 			pass++
 		}
 		if !gated || always {
-			u, err := fit(x, d, nil, set, true)
+			ungated := *set
+			ungated.Scale = On
+			u, err := Fit(x, d, nil, &ungated)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

@@ -23,9 +23,10 @@ import (
 // (smaller bias and spread of ln Z, moves accepted about 55 % of the
 // time) and no worse on the banana, the Cauchy problem and the ring,
 // where a flow fitted on the chains in 32 to 64 dimensions is almost never
-// accepted and the moves cost the stages' gradient calls
-// (docs/benchmarks.md). On separated modes they are what makes the
-// weights right (see TestPipelineTwoModes).
+// accepted: there they stop after the first warm-up stage that makes them
+// (GlobalSettings.MinAccept), which spares the later fits and the moves
+// in the kept draws (docs/speed.md). On separated modes they are what
+// makes the weights right (see TestPipelineTwoModes).
 
 // GlobalMinPointsPerDim is the least number of a warm-up stage's draws per
 // dimension for which gbs.Auto turns global moves on: 8 chains of

@@ -88,7 +88,7 @@ func main() {
 	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
 	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
 	flag.BoolVar(&cfg.wrongStarts, "wrong-starts", false, "two-modes problems: start all GBS chains but the last in the minor mode (the wrong proportions)")
-	flag.BoolVar(&cfg.noScale, "no-scale", false, "GBS: the flows (the evidence's and the global moves') without the scale layer (flow.Settings.NoScale)")
+	flag.BoolVar(&cfg.noScale, "no-scale", false, "GBS: the flows (the evidence's and the global moves') without the scale layer (flow.Settings.Scale = Off)")
 	flag.Float64Var(&cfg.targetAccept, "target-accept", 0, "GBS: NUTS acceptance target of the first run (0: the pipeline's default)")
 	flag.Float64Var(&cfg.ferr, "ferr", 0, "GBS: the evidence's FErr, the q-side share of the squared error the adaptive n_q aims at (0: the default)")
 	out := flag.String("o", "-", "output file for the JSON lines (- for stdout)")
@@ -175,7 +175,7 @@ type config struct {
 	// targetAccept is GBS's NUTS acceptance target (0: the pipeline's
 	// default, with its retry), ferr the evidence's FErr (0: default).
 	targetAccept, ferr float64
-	// noScale removes the flows' scale layer (flow.Settings.NoScale).
+	// noScale removes the flows' scale layer (flow.Settings.Scale = Off).
 	noScale bool
 }
 

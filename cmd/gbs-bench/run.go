@@ -49,8 +49,8 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 			set.Threads = cfg.threads
 			ev, gl := gbs.Settings{FErr: cfg.ferr}, cfg.globalSettings()
 			if cfg.noScale {
-				ev.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
-				gl.Flow = &flow.Settings{NoScale: true}
+				ev.Proposal = gbs.FlowProposal(&flow.Settings{Scale: flow.Off, Lower: p.Lower, Upper: p.Upper})
+				gl.Flow = &flow.Settings{Scale: flow.Off}
 			}
 			pr, err = pipeline.NUTS(ctx, grad, p.Dim, &pipeline.Settings{Sampler: *set, Global: gl, Evidence: ev})
 			if err != nil {

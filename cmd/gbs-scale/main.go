@@ -98,7 +98,7 @@ func main() {
 	child := flag.String("child", "", "internal: run one measurement d,n,seed in this process")
 	cpuprof := flag.String("cpuprofile", "", "with -child: write a CPU profile of gbs.Evidence")
 	memprof := flag.String("memprofile", "", "with -child: write a heap profile after gbs.Evidence")
-	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.NoShrinkage)")
+	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.Shrinkage = Off)")
 	flag.IntVar(&klDraws, "kl", 0, "after each evidence call, estimate KL(p‖q) and KL(q‖p) of its flows on this many fresh draws")
 	flag.BoolVar(&timers, "timers", true, "time the flow fits and q's methods through a proposal fitter of this command's (the library then runs the cross-fitting passes one after the other); -timers=false measures the default proposal as users call it")
 	annealFlag = flag.String("anneal", "auto", "annealed bridge: auto, off or on (gbs.Settings.Anneal)")

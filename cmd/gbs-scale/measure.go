@@ -177,7 +177,11 @@ func measure(d, n int, seed uint64, prof *os.File) Run {
 	x := g.draw(n, rng)
 	r.Draw = since(t0)
 
-	fitFlow := gbs.FlowProposal(&flow.Settings{NoShrinkage: noShrink})
+	fs := &flow.Settings{}
+	if noShrink {
+		fs.Shrinkage = flow.Off
+	}
+	fitFlow := gbs.FlowProposal(fs)
 	var flows []*flow.Flow
 	set := &gbs.Settings{Seed: seed, Anneal: annealMode}
 	if timers || noShrink || klDraws > 0 {
