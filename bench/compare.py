@@ -98,7 +98,8 @@ def run_pipeline(binary, flags, problem, seed, iters, tmp):
             "ncall": r.get("ncall", 0), "seconds": r.get("seconds"), "sampling_seconds": r.get("sampling_seconds"),
             "evidence_seconds": r.get("evidence_seconds"), "wall": wall, "cpu": cpu, "warnings": len(r.get("warnings") or []),
             "global_accept": r.get("global_accept"), "global_warmup_accept": r.get("global_warmup_accept"),
-            "global_move_calls": r.get("global_move_calls"), "info": r.get("info")}
+            "global_move_calls": r.get("global_move_calls"), "global_stopped": r.get("global_stopped", 0),
+            "info": r.get("info")}
 
 
 def run_scale(binary, flags, d, n, seed):
@@ -146,6 +147,41 @@ def fmt_n(x):
     return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k"
 
 
+def tabulate(results, cases):
+    """The table's lines and the summary objects (per case and build, and
+    the ratios new/ref) of the runs results[(case, build)], cases in the
+    given order."""
+    lines = [
+        "| case | build | wall, median (range) | CPU | gradient calls | log-density calls | reported σ | spread of ln Z | bias | max \\|z\\| | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    summary = []
+    for case in cases:
+        sm = {b: summarize(case, b, results[(case, b)]) for b in ("ref", "new")}
+        summary += [sm["ref"], sm["new"]]
+        for b in ("ref", "new"):
+            s = sm[b]
+            lines.append(f"| {case} | {b} | {fmt_s(s['seconds_median'])} s ({fmt_s(s['seconds_min'])}–{fmt_s(s['seconds_max'])}) | "
+                         f"{fmt_s(s['cpu_median'])} s | {fmt_n(s['ngrad_median'])} | {fmt_n(s['ncall_median'])} | "
+                         f"{s['logzerr_median']:.2g} | {s['spread']:.2g} | {s['bias']:+.2g} | {s['max_abs_z']:.2f} | {s['load_median']:.1f} |")
+        pairs = [n["seconds"] / r["seconds"] for n, r in zip(results[(case, "new")], results[(case, "ref")])]
+        ratio = {
+            "case": case, "build": "new/ref",
+            "seconds": sm["new"]["seconds_median"] / sm["ref"]["seconds_median"],
+            "seconds_paired_median": med(pairs), "seconds_paired_min": min(pairs), "seconds_paired_max": max(pairs),
+            "cpu": sm["new"]["cpu_median"] / sm["ref"]["cpu_median"],
+            "ngrad": (sm["new"]["ngrad_median"] / sm["ref"]["ngrad_median"]) if sm["ref"]["ngrad_median"] else float("nan"),
+            "ncall": sm["new"]["ncall_median"] / sm["ref"]["ncall_median"],
+            "logzerr": sm["new"]["logzerr_median"] / sm["ref"]["logzerr_median"],
+            "spread": sm["new"]["spread"] / sm["ref"]["spread"] if sm["ref"]["spread"] else float("nan"),
+        }
+        summary.append(ratio)
+        lines.append(f"| {case} | **new/ref** | **{ratio['seconds']:.2f}** (per seed {ratio['seconds_paired_median']:.2f}, "
+                     f"{ratio['seconds_paired_min']:.2f}–{ratio['seconds_paired_max']:.2f}) | {ratio['cpu']:.2f} | "
+                     f"{ratio['ngrad']:.2f} | {ratio['ncall']:.2f} | {ratio['logzerr']:.2f} | {ratio['spread']:.2f} | | | |")
+    return lines, summary
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ref", required=True, help="the reference commit (anything git rev-parse takes)")
@@ -157,6 +193,7 @@ def main():
     ap.add_argument("--iters", type=int, default=0, help="NUTS iterations per chain of the pipeline (0: gbs-bench's default)")
     ap.add_argument("--pipeline-seed", type=int, default=777200, help="seed of the first pipeline run")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "compare"), help="parent directory of the results")
+    ap.add_argument("--runs", help="also append each run to this file (JSON lines)")
     ap.add_argument("--go", default=os.environ.get("GO", "go"))
     a = ap.parse_args()
 
@@ -210,41 +247,17 @@ def main():
                 results.setdefault((case, b), []).append(r)
                 runs_f.write(json.dumps(r) + "\n")
                 runs_f.flush()
+                if a.runs:
+                    with open(a.runs, "a") as f:
+                        f.write(json.dumps(r) + "\n")
                 print(f"{case:28s} {b:3s} seed {s:2d}: ln Z - exact = {r['logz'] - r['exact']:+.4f} ± {r['logzerr']:.4f}"
                       f"  {r['seconds']:7.2f} s  (wall {r['wall']:.2f}, load {r['load']:.1f})", file=sys.stderr)
     runs_f.close()
 
-    lines = [
-        f"new = {head[:12]}{' (with uncommitted changes)' if dirty else ''}, ref = {ref[:12]}; {a.seeds} seeds per case, "
-        f"runs alternated (ref first on even seeds); {os.cpu_count()} CPUs.",
-        "",
-        "| case | build | wall, median (range) | CPU | gradient calls | log-density calls | reported σ | spread of ln Z | bias | max \\|z\\| | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    summary = []
-    for case, _ in cases:
-        sm = {b: summarize(case, b, results[(case, b)]) for b in ("ref", "new")}
-        summary += [sm["ref"], sm["new"]]
-        for b in ("ref", "new"):
-            s = sm[b]
-            lines.append(f"| {case} | {b} | {fmt_s(s['seconds_median'])} s ({fmt_s(s['seconds_min'])}–{fmt_s(s['seconds_max'])}) | "
-                         f"{fmt_s(s['cpu_median'])} s | {fmt_n(s['ngrad_median'])} | {fmt_n(s['ncall_median'])} | "
-                         f"{s['logzerr_median']:.2g} | {s['spread']:.2g} | {s['bias']:+.2g} | {s['max_abs_z']:.2f} | {s['load_median']:.1f} |")
-        pairs = [n["seconds"] / r["seconds"] for n, r in zip(results[(case, "new")], results[(case, "ref")])]
-        ratio = {
-            "case": case, "build": "new/ref",
-            "seconds": sm["new"]["seconds_median"] / sm["ref"]["seconds_median"],
-            "seconds_paired_median": med(pairs), "seconds_paired_min": min(pairs), "seconds_paired_max": max(pairs),
-            "cpu": sm["new"]["cpu_median"] / sm["ref"]["cpu_median"],
-            "ngrad": (sm["new"]["ngrad_median"] / sm["ref"]["ngrad_median"]) if sm["ref"]["ngrad_median"] else float("nan"),
-            "ncall": sm["new"]["ncall_median"] / sm["ref"]["ncall_median"],
-            "logzerr": sm["new"]["logzerr_median"] / sm["ref"]["logzerr_median"],
-            "spread": sm["new"]["spread"] / sm["ref"]["spread"] if sm["ref"]["spread"] else float("nan"),
-        }
-        summary.append(ratio)
-        lines.append(f"| {case} | **new/ref** | **{ratio['seconds']:.2f}** (per seed {ratio['seconds_paired_median']:.2f}, "
-                     f"{ratio['seconds_paired_min']:.2f}–{ratio['seconds_paired_max']:.2f}) | {ratio['cpu']:.2f} | "
-                     f"{ratio['ngrad']:.2f} | {ratio['ncall']:.2f} | {ratio['logzerr']:.2f} | {ratio['spread']:.2f} | | | |")
+    header = (f"new = {head[:12]}{' (with uncommitted changes)' if dirty else ''}, ref = {ref[:12]}; {a.seeds} seeds per case, "
+              f"runs alternated (ref first on even seeds); {os.cpu_count()} CPUs.")
+    lines, summary = tabulate(results, [case for case, _ in cases])
+    lines = [header, ""] + lines
     with open(os.path.join(outdir, "summary.jsonl"), "w") as f:
         f.write(json.dumps({"meta": meta}) + "\n")
         for s in summary:

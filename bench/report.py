@@ -38,10 +38,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 RESULTS = os.path.join("bench", "results")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import summarize  # noqa: E402  (bench/summarize.py: the statistics of the paper comparison)
+import compare  # noqa: E402  (bench/compare.py: the table of two builds' runs)
+import profile_stages  # noqa: E402  (bench/profile_stages.py: the order of the stages)
 
 # The pages that may hold tables.
 PAGES = ["README.md", "docs/benchmarks.md", "docs/benchmark-methods.md", "docs/python.md",
-         "docs/diagnostics.md", "docs/index.md"]
+         "docs/diagnostics.md", "docs/index.md", "docs/speed.md"]
 FIGURE = "docs/benchmarks.png"
 
 # The result files and the commands that make them (bench/results/ holds
@@ -60,6 +62,11 @@ FILES = OrderedDict([
                            "--steps 20000,60000,100000 --thin 10 --keep 10 --out bench/results/emcee-banana.jsonl"),
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
+    ("profile.jsonl", "make bench-profile REF=d71306a"),
+    ("speed-compare.jsonl", "make bench-compare REF=2c7375f SEEDS=8 SCALE=16:100000,256:100000 "
+                            "RUNS=bench/results/speed-compare.jsonl, then "
+                            "make bench-compare REF=2c7375f SEEDS=2 PROBLEMS= SCALE=1000:20000 "
+                            "RUNS=bench/results/speed-compare.jsonl"),
 ])
 
 # What the method's original implementation reports on the paper's
@@ -393,6 +400,64 @@ def python_overhead():
     return "\n".join(out)
 
 
+def profile():
+    """CPU per stage, before and after, from bench/profile_runs.py."""
+    rows = read_lines("profile.jsonl")
+    stage_order = profile_stages.ORDER
+    out = []
+    cases = list(OrderedDict.fromkeys(r["case"] for r in rows))
+    titles = {"funnel": "pipeline, funnel", "banana": "pipeline, banana", "cauchy": "pipeline, Cauchy",
+              "ring": "pipeline, ring", "d16": "evidence step, d = 16, 10^5 exact draws",
+              "d256": "evidence step, d = 256, 10^5 exact draws"}
+    for case in cases:
+        rs = [r for r in rows if r["case"] == case]
+        tot = {b: {r["stage"]: r["seconds"] for r in rs if r["build"] == b and not r["part"]} for b in ("before", "after")}
+        stages = sorted(set(tot["before"]) | set(tot["after"]),
+                        key=lambda v: (stage_order.index(v) if v in stage_order else len(stage_order), v))
+        body = []
+        for st in stages:
+            x, y = tot["before"].get(st, 0.0), tot["after"].get(st, 0.0)
+            body.append([st, num(x, 2) if x else "—", num(y, 2) if y else "—", num(y / x, 2) if x and y else ""])
+        tb, ta = sum(tot["before"].values()), sum(tot["after"].values())
+        body.append(["**total**", "**%s**" % num(tb, 2), "**%s**" % num(ta, 2), "**%s**" % num(ta / tb, 2)])
+        cmd = next(r["command"] for r in rs if r["build"] == "after")
+        out += ["**%s** (`%s`)" % (titles.get(case, case), cmd), ""]
+        out += table(["stage", "CPU s before", "CPU s after", "after/before"], body)
+        out.append("")
+    builds = OrderedDict()
+    for r in rows:
+        builds.setdefault(r["build"], (r["commit"], r["date"]))
+    out.append("Before: commit %s; after: commit %s. Runs: `%s/profile.jsonl`, made by `%s` (%s)." % (
+        builds["before"][0], builds["after"][0], RESULTS, FILES["profile.jsonl"],
+        provenance(rows, key=lambda r: r["build"])))
+    return "\n".join(out)
+
+
+def speed_compare():
+    """Wall time, calls and spread of ln Z of two builds on the same seeds
+    (bench/compare.py's runs)."""
+    rows = read_lines("speed-compare.jsonl")
+    results = OrderedDict()
+    for r in rows:
+        results.setdefault((r["case"], r["build"]), []).append(r)
+    cases = list(OrderedDict.fromkeys(c for c, _ in results))
+    lines, _ = compare.tabulate(results, cases)
+    commits = OrderedDict((r["build"], r["commit"][:12]) for r in rows)
+    seeds = OrderedDict()
+    for (case, b), rs in results.items():
+        seeds.setdefault(len(rs), []).append(case)
+    loads = [r["load"] for r in rows]
+    lines += ["", "new = commit %s, ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
+              "The machine (2 cores) was not idle: the 1-minute load average during the runs was %.1f to %.1f "
+              "(median %.1f), which slows both builds alike but not exactly: read the ratios, not the seconds."
+              % (commits.get("new"), commits.get("ref"),
+                 "; ".join("%d seeds per build: %s" % (n, ", ".join(OrderedDict.fromkeys(cs)))
+                           for n, cs in seeds.items()),
+                 min(loads), max(loads), float(np.median(loads))),
+              "", "Runs: `%s/speed-compare.jsonl`, made by `%s`." % (RESULTS, FILES["speed-compare.jsonl"])]
+    return "\n".join(lines)
+
+
 TABLES = OrderedDict([
     ("paper-gbs", paper_gbs),
     ("paper-gbs-detail", paper_gbs_detail),
@@ -400,6 +465,8 @@ TABLES = OrderedDict([
     ("coverage", coverage),
     ("emcee-banana", emcee_banana),
     ("python-overhead", python_overhead),
+    ("profile", profile),
+    ("speed-compare", speed_compare),
 ])
 
 # The files each table reads (for the check that bench/results holds
@@ -411,6 +478,8 @@ READS = {
     "coverage": ["coverage.jsonl"],
     "emcee-banana": ["emcee-banana.jsonl"],
     "python-overhead": ["python-overhead.json"],
+    "profile": ["profile.jsonl"],
+    "speed-compare": ["speed-compare.jsonl"],
 }
 
 BLOCK = re.compile(r"(<!-- bench-report (?P<name>[\w-]+):[^\n]*-->\n)(?P<body>.*?)(<!-- end bench-report (?P=name) -->)",
