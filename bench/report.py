@@ -419,17 +419,30 @@ def profile():
             x, y = tot["before"].get(st, 0.0), tot["after"].get(st, 0.0)
             body.append([st, num(x, 2) if x else "—", num(y, 2) if y else "—", num(y / x, 2) if x and y else ""])
         tb, ta = sum(tot["before"].values()), sum(tot["after"].values())
+        # The cross-fitting passes by part (each candidate layer of the
+        # flow's fit, the draws from q, log q, the coverage check), both
+        # passes added, where a part is at least 2 % of the total before.
+        parts = {b: defaultdict(float) for b in ("before", "after")}
+        for r in rs:
+            if r["stage"].startswith("evidence: cross-fit pass") and r["part"] and r["part"] != "smaller parts":
+                parts[r["build"]][r["part"]] += r["seconds"]
+        names = sorted(set(parts["before"]) | set(parts["after"]), key=lambda v: -parts["before"].get(v, 0.0))
+        at = max((i + 1 for i, row in enumerate(body) if row[0].startswith("evidence: cross-fit pass")), default=len(body))
+        split = []
+        for part in names:
+            x, y = parts["before"].get(part, 0.0), parts["after"].get(part, 0.0)
+            if max(x, y) >= 0.02 * tb:
+                split.append(["↳ passes: " + part, num(x, 2) if x else "—", num(y, 2) if y else "—",
+                              num(y / x, 2) if x and y else ""])
+        body[at:at] = split
         body.append(["**total**", "**%s**" % num(tb, 2), "**%s**" % num(ta, 2), "**%s**" % num(ta / tb, 2)])
         cmd = next(r["command"] for r in rs if r["build"] == "after")
         out += ["**%s** (`%s`)" % (titles.get(case, case), cmd), ""]
         out += table(["stage", "CPU s before", "CPU s after", "after/before"], body)
         out.append("")
-    builds = OrderedDict()
-    for r in rows:
-        builds.setdefault(r["build"], (r["commit"], r["date"]))
-    out.append("Before: commit %s; after: commit %s. Runs: `%s/profile.jsonl`, made by `%s` (%s)." % (
-        builds["before"][0], builds["after"][0], RESULTS, FILES["profile.jsonl"],
-        provenance(rows, key=lambda r: r["build"])))
+    out.append("CPU seconds of the whole process, from its CPU profile; the rows marked ↳ split the two "
+               "cross-fitting passes together by part. Runs: `%s/profile.jsonl`, made by `%s` (%s)." % (
+                   RESULTS, FILES["profile.jsonl"], provenance(rows, key=lambda r: r["build"])))
     return "\n".join(out)
 
 
@@ -442,15 +455,21 @@ def speed_compare():
         results.setdefault((r["case"], r["build"]), []).append(r)
     cases = list(OrderedDict.fromkeys(c for c, _ in results))
     lines, _ = compare.tabulate(results, cases)
-    commits = OrderedDict((r["build"], r["commit"][:12]) for r in rows)
+    by_commit = OrderedDict()
+    for r in rows:
+        if r["build"] == "new":
+            by_commit.setdefault(r["commit"][:12], OrderedDict())[r["case"]] = True
+    new = ("commit %s" % next(iter(by_commit)) if len(by_commit) == 1 else
+           "; ".join("commit %s (%s)" % (c, ", ".join(cs)) for c, cs in by_commit.items()))
+    refs = list(OrderedDict.fromkeys(r["commit"][:12] for r in rows if r["build"] == "ref"))
     seeds = OrderedDict()
     for (case, b), rs in results.items():
         seeds.setdefault(len(rs), []).append(case)
     loads = [r["load"] for r in rows]
-    lines += ["", "new = commit %s, ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
+    lines += ["", "new = %s; ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
               "The machine (2 cores) was not idle: the 1-minute load average during the runs was %.1f to %.1f "
               "(median %.1f), which slows both builds alike but not exactly: read the ratios, not the seconds."
-              % (commits.get("new"), commits.get("ref"),
+              % (new, ", ".join(refs),
                  "; ".join("%d seeds per build: %s" % (n, ", ".join(OrderedDict.fromkeys(cs)))
                            for n, cs in seeds.items()),
                  min(loads), max(loads), float(np.median(loads))),
