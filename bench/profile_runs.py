@@ -12,7 +12,7 @@ d71306a), runs each case once per build with -cpuprofile and reads the
 profiles with bench/profile_stages.py. Cases:
 
   * funnel, banana, cauchy, ring: the pipeline, `gbs-bench -methods GBS
-    -repeats-gbs 2 -seed 777200` (two runs, their samples added);
+    -repeats-gbs 1 -seed 777200`, one run;
   * d16, d256: the evidence step on exact draws of a correlated Gaussian,
     `gbs-scale -child d,100000,seed` (d = 16: seeds 1 to 4, added;
     d = 256: seed 1), with -timers=false where the build has it (the
@@ -42,9 +42,9 @@ CASES = ["funnel", "banana", "cauchy", "ring", "d16", "d256"]
 def commands(case, bins, flags, prof):
     """The commands of a case (each writes one profile) and the one shown."""
     if case in ("funnel", "banana", "cauchy", "ring"):
-        cmd = [bins + "/gbs-bench", "-problems", case, "-methods", "GBS", "-repeats-gbs", "2", "-seed", "777200",
+        cmd = [bins + "/gbs-bench", "-problems", case, "-methods", "GBS", "-repeats-gbs", "1", "-seed", "777200",
                "-o", os.devnull, "-cpuprofile", prof + ".0"]
-        return [cmd], "gbs-bench -problems %s -methods GBS -repeats-gbs 2 -seed 777200 -cpuprofile P" % case
+        return [cmd], "gbs-bench -problems %s -methods GBS -repeats-gbs 1 -seed 777200 -cpuprofile P" % case
     d, seeds = {"d16": (16, [1, 2, 3, 4]), "d256": (256, [1])}[case]
     extra = ["-timers=false"] if "timers" in flags else []
     cmds = [[bins + "/gbs-scale", "-child", "%d,100000,%d" % (d, s)] + extra + ["-cpuprofile", "%s.%d" % (prof, i)]
