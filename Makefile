@@ -239,8 +239,8 @@ bench-paper:
 # pipeline on the four problems and the evidence step on exact draws;
 # results under build/compare/. SEEDS seeds per case (default 16); N
 # overrides the evidence step's draws, ITERS the pipeline's NUTS
-# iterations per chain, PROBLEMS (empty: none) and SCALE (d:n,...) the
-# cases, RUNS a file the runs are also appended to (docs/speed.md's table
+# iterations per chain, PROBLEMS and SCALE (d:n,...; either empty:
+# none) the cases, RUNS a file the runs are also appended to (docs/speed.md's table
 # reads bench/results/speed-compare.jsonl); for a quick look:
 # make bench-compare REF=2c7375f SEEDS=2 N=20000 ITERS=1000.
 SEEDS ?= 16
@@ -248,7 +248,7 @@ SEEDS ?= 16
 bench-compare:
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [SEEDS=16] [N=draws] [ITERS=iterations] [PROBLEMS=funnel,...] [SCALE=16:100000,...] [RUNS=file]"; exit 2; }
 	$(PYTHON) bench/compare.py --ref $(REF) --seeds $(SEEDS) $(if $(N),-n $(N)) $(if $(ITERS),--iters $(ITERS)) \
-	  $(if $(filter undefined,$(origin PROBLEMS)),,--problems '$(PROBLEMS)') $(if $(SCALE),--scale $(SCALE)) \
+	  $(if $(filter undefined,$(origin PROBLEMS)),,--problems '$(PROBLEMS)') $(if $(filter undefined,$(origin SCALE)),,--scale '$(SCALE)') \
 	  $(if $(RUNS),--runs $(RUNS)) --go $(GO)
 
 # CPU per stage of this checkout and of REF (default d71306a, the commit

@@ -63,10 +63,10 @@ FILES = OrderedDict([
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
     ("profile.jsonl", "make bench-profile REF=d71306a"),
-    ("speed-compare.jsonl", "make bench-compare REF=2c7375f SEEDS=8 SCALE=16:100000,256:100000 "
-                            "RUNS=bench/results/speed-compare.jsonl, then "
-                            "make bench-compare REF=2c7375f SEEDS=2 PROBLEMS= SCALE=1000:20000 "
-                            "RUNS=bench/results/speed-compare.jsonl"),
+    ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=8 "
+                            "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
+                            "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
+                            "SEEDS=2 PROBLEMS= SCALE=1000:20000"),
 ])
 
 # What the method's original implementation reports on the paper's
