@@ -131,6 +131,10 @@ def classify(labels, stack):
         return name, first_match(PASS_PARTS, stack) or "pass: other"
     if stage == "log p":  # a benchmark density that labels itself (cmd/gbs-scale)
         return "evidence: log p (the benchmark's density)", "all"
+    if stage == "evidence symmetry":
+        return "evidence: symmetry test", "all"
+    if stage == "evidence census":
+        return "evidence: mode census", "all"
     if stage == "evidence anneal":
         return "evidence: annealing decision", "all"
     if stage == "evidence checks":
@@ -153,9 +157,9 @@ def classify(labels, stack):
 
 ORDER = [
     "sampling: NUTS warm-up", "sampling: global moves' warm-up stages", "sampling: global-move flow fits",
-    "sampling: kept draws", "sampling: other", "evidence: set-up", "evidence: spot-check",
+    "sampling: kept draws", "sampling: other", "evidence: set-up", "evidence: spot-check", "evidence: symmetry test",
     "evidence: cross-fit pass 1", "evidence: cross-fit pass 2", "evidence: log p (the benchmark's density)",
-    "evidence: annealing decision", "evidence: checks", "runtime (garbage collector, scheduler)", "other",
+    "evidence: annealing decision", "evidence: mode census", "evidence: checks", "runtime (garbage collector, scheduler)", "other",
 ]
 
 

@@ -67,6 +67,8 @@ FILES = OrderedDict([
                             "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
                             "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
                             "SEEDS=2 PROBLEMS= SCALE=1000:20000"),
+    ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
+                        "--out bench/results/python-run.json"),
 ])
 
 # What the method's original implementation reports on the paper's
@@ -477,6 +479,38 @@ def speed_compare():
     return "\n".join(lines)
 
 
+def python_run():
+    """gbs.run from Python against the Go pipeline, seed by seed."""
+    with open(os.path.join(ROOT, RESULTS, "python-run.json"), encoding="utf-8") as f:
+        d = json.load(f)
+    py, go = d["runs"]["python"], d["runs"]["go"]
+    rows = []
+    for p, g in zip(py, go):
+        zp = (p["logz"] - p["exact"]) / p["logzerr"]
+        zg = (g["logz"] - g["exact"]) / g["logzerr"]
+        rows.append([str(p["seed"]), signed(zp, 2), num(p["logzerr"], 4), ", ".join(p["warnings"]) or "none",
+                     num(p["seconds"], 1), signed(zg, 2), num(g["logzerr"], 4),
+                     ", ".join(g["warnings"]) or "none", num(g["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])])
+    tp, tg = sum(r["seconds"] for r in py), sum(r["seconds"] for r in go)
+    cp, cg = sum(r["cpu_seconds"] for r in py), sum(r["cpu_seconds"] for r in go)
+    z = [abs(r["logz"] - r["exact"]) / r["logzerr"] for r in py]
+    out = table(["seed", "Python: z", "σ", "warnings", "seconds", "Go: z", "σ", "warnings", "seconds",
+                 "Python / Go"], rows)
+    load = d["load_average"]
+    out += ["", "The 16-d funnel, %d NUTS chains of %d iterations (%d of them warm-up); z = (ln Z − exact) / σ. "
+            "Python: `gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)` with the numpy funnel of "
+            "`gbs.problems`; Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. "
+            "Python: largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against Go's "
+            "%.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×). %d threads on %s cores, shared with "
+            "other work: load average %.1f to %.1f over the runs."
+            % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py), len(py),
+               max(r["logzerr"] for r in py), tp, tg, tp / tg, cp, cg, cp / cg, d["threads"], d["cpus"],
+               min(load), max(load)),
+            "", "Runs: `%s/python-run.json`, made by `%s` (%s)." % (RESULTS, FILES["python-run.json"],
+                                                                    provenance([d]))]
+    return "\n".join(out)
+
+
 TABLES = OrderedDict([
     ("paper-gbs", paper_gbs),
     ("paper-gbs-detail", paper_gbs_detail),
@@ -486,6 +520,7 @@ TABLES = OrderedDict([
     ("python-overhead", python_overhead),
     ("profile", profile),
     ("speed-compare", speed_compare),
+    ("python-run", python_run),
 ])
 
 # The files each table reads (for the check that bench/results holds
@@ -499,6 +534,7 @@ READS = {
     "python-overhead": ["python-overhead.json"],
     "profile": ["profile.jsonl"],
     "speed-compare": ["speed-compare.jsonl"],
+    "python-run": ["python-run.json"],
 }
 
 BLOCK = re.compile(r"(<!-- bench-report (?P<name>[\w-]+):[^\n]*-->\n)(?P<body>.*?)(<!-- end bench-report (?P=name) -->)",

@@ -181,6 +181,8 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 			cp.hi[k] = math.Max(cp.hi[k], v)
 		}
 	}
+	// The draws' relabeled copies are draws of p as well.
+	e.sym.widenRange(cp.lo[:d], cp.hi[:d])
 	return cp
 }
 
@@ -520,11 +522,10 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	}
 	// The chains' steps cluster: a chain stays at a point of high p/q for
 	// many steps, so the bound counts their accepted moves, not their
-	// steps. (Until 2026-11-26 it counted steps and doubled the limit
-	// for the clustering: exact 32-d banana draws with Pareto k-hat 4.6
-	// then warned, 63 moves in 4394 steps, 0.016 of the steps beyond the
-	// range at 5 points, twice that limit, ln Z right; against the moves'
-	// limit it is 0.4.)
+	// steps: on exact 32-d banana draws with Pareto k-hat 4.6 the chains
+	// moved 63 times in 4394 steps and sat beyond the range at 5 points
+	// for 0.016 of the steps, twice a limit that counts steps, 0.4 of one
+	// that counts moves, with ln Z right.
 	//
 	// Nor are they worth more trials than the pools hold effective draws
 	// of p: the chains' share of steps at a pool entry follows its
@@ -532,9 +533,9 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	// pool, as precise as its Kish size (Σw)²/Σw² of draws of p and no
 	// more, however often the chains move among light entries. So the
 	// trials are at most that size, as in the two-sample test. (Without
-	// the cap the ring's NUTS draws warned in 3 of 64 pipeline runs at
-	// seeds 960000+, ln Z right: about 4300 moves against Kish sizes of
-	// 150 to 264, the steps beyond at 4 points, one holding 94 to 98 %.)
+	// the cap the ring's NUTS draws warned in about 1 pipeline run in 20,
+	// ln Z right: about 4300 moves against Kish sizes of 150 to 264, the
+	// steps beyond at 4 points, one holding 94 to 98 %.)
 	trials := t.trials()
 	st.limit = coverageLimit(trials, st.neff, m)
 	st.frac = 0
@@ -578,13 +579,12 @@ func (t *coverageTally) trials() int {
 // of p leave beyond their extreme on average) and the chains' trials
 // (below one effective draw of the pool, what is left is no evidence).
 // A point of q's tail with a heavy weight p/q holds an independence
-// chain for many steps: on the ring's NUTS draws (seed 4) one such point
-// held 1429 of the 1435 steps beyond the range of x[13], 5.6 times the
-// limit, ln Z right; with global moves (seed 920031) one held 1222 of
-// 1322, the other 6 points 0.3 of an effective draw of the pool's 410.
-// Where the chains found mass the draws missed (the funnel without its
-// neck, 41 warnings in 64 seeds) the other points held 1.0 to 18
-// effective draws.
+// chain for many steps: on the ring's NUTS draws one such point held
+// 1429 of the 1435 steps beyond the range of a coordinate, 5.6 times the
+// limit, ln Z right; with global moves one held 1222 of 1322, the other
+// 6 points 0.3 of an effective draw of the pool's 410. Where the chains
+// found mass the draws missed (the funnel without its neck) the other
+// points held 1.0 to 18 effective draws.
 func oneHeldPoint(held map[int32]int, total int, draws float64) bool {
 	sum := 0
 	for _, h := range held {
