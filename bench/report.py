@@ -66,7 +66,7 @@ FILES = OrderedDict([
     ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=8 "
                             "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
                             "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
-                            "SEEDS=2 PROBLEMS= SCALE=1000:20000"),
+                            "SEEDS=2 PROBLEMS= SCALE=1000:20000 (stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
 ])
