@@ -60,6 +60,8 @@ FILES = OrderedDict([
      + " > bench/results/coverage.jsonl"),
     ("emcee-banana.jsonl", ".venv/bin/python bench/emcee_coverage.py --target banana --runs 32 "
                            "--steps 20000,60000,100000 --thin 10 --keep 10 --out bench/results/emcee-banana.jsonl"),
+    ("emcee-banana3.jsonl", ".venv/bin/python bench/emcee_coverage.py --target banana3 --runs 16 --steps 80000 "
+                            "--thin 10 --keep 10 --cache DIR --out bench/results/emcee-banana3.jsonl"),
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
     ("profile.jsonl", "make bench-profile REF=d71306a"),
@@ -369,6 +371,31 @@ def emcee_banana():
     return "\n".join(out)
 
 
+def emcee_banana3():
+    """Error bars on emcee chains of the 3-d banana at 80 000 steps, one
+    row per commit (the same emcee runs, from the cache, at each)."""
+    runs = read_lines("emcee-banana3.jsonl")
+    by = OrderedDict()
+    for r in runs:
+        by.setdefault(r["commit"], []).append(r)
+    rows = []
+    for commit, rs in by.items():
+        z = np.array([r["z"] for r in rs])
+        warned = np.array([bool(r["warnings"]) for r in rs])
+        err = np.array([r["logzerr"] for r in rs])
+        etau = np.array([r["emcee_tau"] for r in rs])
+        quiet = np.abs(z[~warned])
+        rows.append([commit, len(rs), num(float(z.std(ddof=1)), 2), signed(float(z.mean()), 2),
+                     pct(np.mean(np.abs(z) < 2)), num(float(quiet.max()), 2) if len(quiet) else "– (all warned)",
+                     int(warned.sum()), num(float(np.median(err)), 4),
+                     "%.0f (%.0f–%.0f)" % (np.median(etau), etau.min(), etau.max())])
+    out = table(["commit", "runs", "sd of z", "mean z", "within 2σ", "largest abs z without a warning",
+                 "runs warned", "median σ", "emcee's τ of the walkers (steps): median (range)"], rows)
+    out += ["", source_line("emcee-banana3.jsonl", runs, extra=" (z = (ln Z − exact) / σ; the same 16 emcee runs "
+                                                                 "read at each commit)")]
+    return "\n".join(out)
+
+
 def python_overhead():
     """What calling gbs from Python costs, against the same call in Go."""
     with open(os.path.join(ROOT, RESULTS, "python-overhead.json"), encoding="utf-8") as f:
@@ -517,6 +544,7 @@ TABLES = OrderedDict([
     ("paper-methods", paper_methods),
     ("coverage", coverage),
     ("emcee-banana", emcee_banana),
+    ("emcee-banana3", emcee_banana3),
     ("python-overhead", python_overhead),
     ("profile", profile),
     ("speed-compare", speed_compare),
@@ -531,6 +559,7 @@ READS = {
     "paper-methods": ["paper-gbs.jsonl", "paper-baselines.jsonl", "paper-ns.jsonl"],
     "coverage": ["coverage.jsonl"],
     "emcee-banana": ["emcee-banana.jsonl"],
+    "emcee-banana3": ["emcee-banana3.jsonl"],
     "python-overhead": ["python-overhead.json"],
     "profile": ["profile.jsonl"],
     "speed-compare": ["speed-compare.jsonl"],

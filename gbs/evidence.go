@@ -409,7 +409,20 @@ func (e *estimation) bridge(warp bool) error {
 	mean := crossFitMean(a.est, b.est, cov)
 	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
 		a.est.re2P, b.est.re2P, cov, cov/math.Sqrt(a.est.re2P*b.est.re2P))
-	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov))
+	// An ensemble's halves move together (ensembleerror.go): the mean's
+	// posterior term from the whole ensemble's series, where larger.
+	extra := 0.0
+	if e.s.Kind == EnsembleWalkers && len(e.s.Chains) >= 2 && !a.annealed {
+		term, tauU, batch := ensembleTerm(a, b)
+		own := (a.est.re2P + b.est.re2P) / 4
+		e.logf("ensemble: posterior term of the passes' mean %.4g (tau %.1f, batch means %.4g), passes' own %.4g",
+			term, tauU, batch, own)
+		if term > own {
+			extra = term - own
+			mean.re2P += extra
+		}
+	}
+	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov, extra))
 	return nil
 }
 
@@ -439,14 +452,16 @@ func crossFitMean(a, b bridgeEstimate, cov float64) bridgeEstimate {
 }
 
 // crossFitTrace adds the passes' traces point by point (both use the same
-// traceDivisors), with the covariance cov of their posterior terms (the
-// posterior draws are the same at every point).
-func crossFitTrace(a, b []TracePoint, cov float64) []TracePoint {
+// traceDivisors), with the covariance cov of their posterior terms and
+// the squared relative error extra that the mean's posterior term adds
+// (an ensemble's, ensembleTerm) (the posterior draws are the same at
+// every point).
+func crossFitTrace(a, b []TracePoint, cov, extra float64) []TracePoint {
 	trace := make([]TracePoint, len(a))
 	for i, p := range a {
 		o := b[i]
 		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2,
-			LogZErr: math.Sqrt(p.LogZErr*p.LogZErr+o.LogZErr*o.LogZErr+2*cov) / 2}
+			LogZErr: math.Sqrt(p.LogZErr*p.LogZErr+o.LogZErr*o.LogZErr+2*cov+4*extra) / 2}
 	}
 	return trace
 }
