@@ -38,10 +38,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 RESULTS = os.path.join("bench", "results")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import summarize  # noqa: E402  (bench/summarize.py: the statistics of the paper comparison)
+import compare  # noqa: E402  (bench/compare.py: the table of two builds' runs)
+import profile_stages  # noqa: E402  (bench/profile_stages.py: the order of the stages)
 
 # The pages that may hold tables.
 PAGES = ["README.md", "docs/benchmarks.md", "docs/benchmark-methods.md", "docs/python.md",
-         "docs/diagnostics.md", "docs/index.md"]
+         "docs/diagnostics.md", "docs/index.md", "docs/speed.md"]
 FIGURE = "docs/benchmarks.png"
 
 # The result files and the commands that make them (bench/results/ holds
@@ -62,6 +64,11 @@ FILES = OrderedDict([
                             "--thin 10 --keep 10 --cache DIR --out bench/results/emcee-banana3.jsonl"),
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
+    ("profile.jsonl", "make bench-profile REF=d71306a"),
+    ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=8 "
+                            "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
+                            "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
+                            "SEEDS=2 PROBLEMS= SCALE=1000:20000 (stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
 ])
@@ -422,6 +429,83 @@ def python_overhead():
     return "\n".join(out)
 
 
+def profile():
+    """CPU per stage, before and after, from bench/profile_runs.py."""
+    rows = read_lines("profile.jsonl")
+    stage_order = profile_stages.ORDER
+    out = []
+    cases = list(OrderedDict.fromkeys(r["case"] for r in rows))
+    titles = {"funnel": "pipeline, funnel", "banana": "pipeline, banana", "cauchy": "pipeline, Cauchy",
+              "ring": "pipeline, ring", "d16": "evidence step, d = 16, 10^5 exact draws",
+              "d256": "evidence step, d = 256, 10^5 exact draws"}
+    for case in cases:
+        rs = [r for r in rows if r["case"] == case]
+        tot = {b: {r["stage"]: r["seconds"] for r in rs if r["build"] == b and not r["part"]} for b in ("before", "after")}
+        stages = sorted(set(tot["before"]) | set(tot["after"]),
+                        key=lambda v: (stage_order.index(v) if v in stage_order else len(stage_order), v))
+        body = []
+        for st in stages:
+            x, y = tot["before"].get(st, 0.0), tot["after"].get(st, 0.0)
+            body.append([st, num(x, 2) if x else "—", num(y, 2) if y else "—", num(y / x, 2) if x and y else ""])
+        tb, ta = sum(tot["before"].values()), sum(tot["after"].values())
+        # The cross-fitting passes by part (each candidate layer of the
+        # flow's fit, the draws from q, log q, the coverage check), both
+        # passes added, where a part is at least 2 % of the total before.
+        parts = {b: defaultdict(float) for b in ("before", "after")}
+        for r in rs:
+            if r["stage"].startswith("evidence: cross-fit pass") and r["part"] and r["part"] != "smaller parts":
+                parts[r["build"]][r["part"]] += r["seconds"]
+        names = sorted(set(parts["before"]) | set(parts["after"]), key=lambda v: -parts["before"].get(v, 0.0))
+        at = max((i + 1 for i, row in enumerate(body) if row[0].startswith("evidence: cross-fit pass")), default=len(body))
+        split = []
+        for part in names:
+            x, y = parts["before"].get(part, 0.0), parts["after"].get(part, 0.0)
+            if max(x, y) >= 0.02 * tb:
+                split.append(["↳ passes: " + part, num(x, 2) if x else "—", num(y, 2) if y else "—",
+                              num(y / x, 2) if x and y else ""])
+        body[at:at] = split
+        body.append(["**total**", "**%s**" % num(tb, 2), "**%s**" % num(ta, 2), "**%s**" % num(ta / tb, 2)])
+        cmd = next(r["command"] for r in rs if r["build"] == "after")
+        out += ["**%s** (`%s`)" % (titles.get(case, case), cmd), ""]
+        out += table(["stage", "CPU s before", "CPU s after", "after/before"], body)
+        out.append("")
+    out.append("CPU seconds of the whole process, from its CPU profile; the rows marked ↳ split the two "
+               "cross-fitting passes together by part. Runs: `%s/profile.jsonl`, made by `%s` (%s)." % (
+                   RESULTS, FILES["profile.jsonl"], provenance(rows, key=lambda r: r["build"])))
+    return "\n".join(out)
+
+
+def speed_compare():
+    """Wall time, calls and spread of ln Z of two builds on the same seeds
+    (bench/compare.py's runs)."""
+    rows = read_lines("speed-compare.jsonl")
+    results = OrderedDict()
+    for r in rows:
+        results.setdefault((r["case"], r["build"]), []).append(r)
+    cases = list(OrderedDict.fromkeys(c for c, _ in results))
+    lines, _ = compare.tabulate(results, cases)
+    by_commit = OrderedDict()
+    for r in rows:
+        if r["build"] == "new":
+            by_commit.setdefault(r["commit"][:12], OrderedDict())[r["case"]] = True
+    new = ("commit %s" % next(iter(by_commit)) if len(by_commit) == 1 else
+           "; ".join("commit %s (%s)" % (c, ", ".join(cs)) for c, cs in by_commit.items()))
+    refs = list(OrderedDict.fromkeys(r["commit"][:12] for r in rows if r["build"] == "ref"))
+    seeds = OrderedDict()
+    for (case, b), rs in results.items():
+        seeds.setdefault(len(rs), []).append(case)
+    loads = [r["load"] for r in rows]
+    lines += ["", "new = %s; ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
+              "The machine (2 cores) was not idle: the 1-minute load average during the runs was %.1f to %.1f "
+              "(median %.1f), which slows both builds alike but not exactly: read the ratios, not the seconds."
+              % (new, ", ".join(refs),
+                 "; ".join("%d seeds per build: %s" % (n, ", ".join(OrderedDict.fromkeys(cs)))
+                           for n, cs in seeds.items()),
+                 min(loads), max(loads), float(np.median(loads))),
+              "", "Runs: `%s/speed-compare.jsonl`, made by `%s`." % (RESULTS, FILES["speed-compare.jsonl"])]
+    return "\n".join(lines)
+
+
 def python_run():
     """gbs.run from Python (a numpy density, and the library's native one)
     against the Go pipeline, seed by seed."""
@@ -481,6 +565,8 @@ TABLES = OrderedDict([
     ("emcee-banana", emcee_banana),
     ("emcee-banana3", emcee_banana3),
     ("python-overhead", python_overhead),
+    ("profile", profile),
+    ("speed-compare", speed_compare),
     ("python-run", python_run),
 ])
 
@@ -494,6 +580,8 @@ READS = {
     "emcee-banana": ["emcee-banana.jsonl"],
     "emcee-banana3": ["emcee-banana3.jsonl"],
     "python-overhead": ["python-overhead.json"],
+    "profile": ["profile.jsonl"],
+    "speed-compare": ["speed-compare.jsonl"],
     "python-run": ["python-run.json"],
 }
 
