@@ -68,3 +68,19 @@ def eight_schools():
     b, err_b = integrate.quad(g, -30, 12, epsabs=0, epsrel=1e-12, limit=500, points=[0, 2, 4])
     assert abs(a - b) < 1e-9 * a and err_a < 1e-9 * a and err_b < 1e-9 * b, (a, err_a, b, err_b)
     return dict(EIGHT_SCHOOLS), shift + math.log(a)
+
+
+def mixture():
+    """examples/stan/mixture.stan with 25 points at -2 and 25 at +2, and
+    its ln Z by the trapezoid rule on a grid of step 0.01 over (-6, 6)^2
+    (the posterior's two copies have widths near 0.2; the prior's mass
+    beyond the grid is below e^-30 of the total)."""
+    y = np.array([-2.0] * 25 + [2.0] * 25)
+    mu = np.arange(-6.0, 6.0 + 1e-9, 0.01)
+    m1, m2 = np.meshgrid(mu, mu, indexing="ij")
+    lp = stats.norm.logpdf(m1, 0, 5) + stats.norm.logpdf(m2, 0, 5)
+    for v, n in ((-2.0, 25), (2.0, 25)):
+        lp += n * np.logaddexp(stats.norm.logpdf(v, m1, 1), stats.norm.logpdf(v, m2, 1)) + n * math.log(0.5)
+    top = lp.max()
+    z = np.trapezoid(np.trapezoid(np.exp(lp - top), mu, axis=1), mu)
+    return {"N": len(y), "y": y.tolist()}, top + math.log(z)

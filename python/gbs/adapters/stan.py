@@ -40,6 +40,7 @@ import numpy as np
 
 from .._findings import Finding
 from .._options import check_settings
+from ._symmetry import with_candidates
 from ..evidence import estimate
 from ..result import Result
 from .. import _warnings
@@ -195,6 +196,8 @@ def from_stan(fit: Any, model: Any, *, rewrite: bool = True, max_depth: int = 10
         None if depth is None else depth[:, sl] >= int(max_depth))
     if strict:
         _warnings.refuse(health)
+    if density.shapes is not None:
+        settings = with_candidates(settings, density.shapes)
     res: Result = density.serve(lambda: estimate(density.batch, x, lp, settings, ncall,
                                                  labels=density.labels, desc="gbs.from_stan"))
     res.add_findings(health)
@@ -522,6 +525,8 @@ class StanDensity:
         self._calls = _Calls(model)
         self.calls = self._calls.kind
         self.labels: Optional[List[str]] = None
+        # The unconstrained shape of each parameter, once known (as labels).
+        self.shapes: Optional[List[Tuple[int, ...]]] = None
         self.dim: Optional[int] = None
 
     def rewritten(self, rw: Rewrite) -> "StanDensity":
@@ -532,7 +537,7 @@ class StanDensity:
         other.model = _build(self.model, rw.code)
         other._calls = _Calls(other.model)
         other.calls = other._calls.kind
-        other.labels = self.labels
+        other.labels, other.shapes = self.labels, self.shapes
         other.dim = self.dim
         return other
 
@@ -638,15 +643,20 @@ class StanDensity:
                 ch = np.nonzero(np.asarray(self._calls.constrain(xk.tolist())) != base)[0]
                 moved.append(ch if len(ch) else None)
         except (RuntimeError, ValueError):
-            self.labels = None
+            self.labels = self.shapes = None
             return
         var_of: List[int] = []
         for k in range(d):
             hit = moved[k]
             var_of.append(int(owner[hit[0]]) if hit is not None else (var_of[-1] if k else 0))
         labels: List[str] = []
+        shapes: List[Tuple[int, ...]] = []
         for v, name in enumerate(self.names):
             ks = [k for k in range(d) if var_of[k] == v]
+            # The unconstrained coordinates keep the parameter's shape
+            # where there are as many (a vector, a positive vector), not
+            # where a transform changes their number (a simplex).
+            shapes.append(dims[v] if len(ks) == sizes[v] else (len(ks),))
             own = [None if moved[k] is None else
                    [int(e) for e in moved[k] if owner[e] == v] for k in ks]  # type: ignore[union-attr]
             first = [o[0] for o in own if o is not None and len(o) == 1]
@@ -657,6 +667,7 @@ class StanDensity:
             else:
                 labels += ["%s(unconstrained)[%d]" % (name, i + 1) for i in range(len(ks))]
         self.labels = labels if len(labels) == d else None
+        self.shapes = shapes if sum(int(np.prod(sh)) for sh in shapes) == d else None
 
 
 def _build(model: Any, code: str) -> Any:
