@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
 
@@ -326,6 +327,11 @@ type coverageStat struct {
 	// chains visited beyond the range, edge the range's end.
 	far, edge float64
 	neff      float64 // effective number of posterior draws
+	// trials is the independence chains' effective draws of p
+	// (coverageTally.trials), cluster the size in trials of the
+	// clusters their steps beyond come in (coverageTally.cluster).
+	trials  int
+	cluster float64
 }
 
 // coverageTally accumulates the independence chains' visits beyond the
@@ -340,8 +346,12 @@ type coverageTally struct {
 	// posterior draws at each chain step beyond (NaN: a pool without
 	// its bridge function).
 	covered []float64
-	total   int // chain steps in all
-	moves   int // accepted moves in all
+	// wBeyond and w2Beyond sum, per code, the pool's weights p/q_mix
+	// beyond the range, each pass's as a share of its Σw and of its Σw²
+	// (cluster).
+	wBeyond, w2Beyond []float64
+	total             int // chain steps in all
+	moves             int // accepted moves in all
 	// passes holds each pass's independence chains for the two-sample
 	// test.
 	passes []chainStates
@@ -394,6 +404,7 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 		}
 	}
 	pass := chainStates{kish: kishSize(lw)}
+	t.addWeights(lw, cp.beyondAt, cp.beyondCode)
 	beyond := make(map[int32][]int32) // pool entry -> indices into beyond*
 	for j, at := range cp.beyondAt {
 		beyond[at] = append(beyond[at], int32(j))
@@ -472,7 +483,8 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 		cp.lo[d], cp.hi[d] = lo, hi
 	}
 	m := coverageQuantities(d)
-	t := &coverageTally{steps: make([]int, 2*m), held: make([]map[int32]int, 2*m), far: make([]float64, 2*m), covered: make([]float64, 2*m)}
+	t := &coverageTally{steps: make([]int, 2*m), held: make([]map[int32]int, 2*m), far: make([]float64, 2*m), covered: make([]float64, 2*m),
+		wBeyond: make([]float64, 2*m), w2Beyond: make([]float64, 2*m)}
 	for k := range t.far {
 		t.far[k] = math.NaN()
 		if k%2 == 0 {
@@ -512,16 +524,33 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	// seeds 960000+, ln Z right: about 4300 moves against Kish sizes of
 	// 150 to 264, the steps beyond at 4 points, one holding 94 to 98 %.)
 	trials := t.trials()
-	st.limit = coverageLimit(trials, st.neff, m)
+	st.limit = coverageLimit(trials, st.neff, m, 1)
 	st.frac = 0
 	worst := -1.0
 	for k, s := range t.steps {
 		f := float64(s) / float64(t.total)
-		if r := f / st.limit; r > worst && len(t.held[k]) >= coverageMinPoints && !oneHeldPoint(t.held[k], t.total, math.Min(st.neff+1, float64(trials))) {
+		lim := coverageLimit(trials, st.neff, m, t.cluster(k))
+		if r := f / lim; r > worst && len(t.held[k]) >= coverageMinPoints && !oneHeldPoint(t.held[k], t.total, math.Min(st.neff+1, float64(trials))) {
 			worst = r
-			st.frac, st.points, st.code = f, len(t.held[k]), k
+			st.frac, st.points, st.code, st.limit = f, len(t.held[k]), k, lim
+			st.trials, st.cluster = trials, t.cluster(k)
 			st.top = float64(mostHeld(t.held[k])) / float64(s)
 			st.covered = t.covered[k] / float64(s)
+		}
+	}
+	if os.Getenv("GBS_COVDEBUG") != "" {
+		kish := 0.0
+		for _, p := range t.passes {
+			kish += p.kish
+		}
+		base := coverageLimit(trials, st.neff, m, 1)
+		fmt.Fprintf(os.Stderr, "COV d=%d neff=%.0f tau=%.2f moves=%d kish=%.0f total=%d trials=%d limit=%.3g\n", d, st.neff, tau, t.moves, kish, t.total, trials, st.limit)
+		for k, s := range t.steps {
+			f := float64(s) / float64(t.total)
+			if f > 0.3*base {
+				fmt.Fprintf(os.Stderr, "  r=%.2f newratio=%.2f", t.cluster(k), f/coverageLimit(trials, st.neff, m, t.cluster(k)))
+				fmt.Fprintf(os.Stderr, "  code=%d q=%d side=%d frac=%.3g ratio=%.2f points=%d top=%.2f covered=%.3g onehelda=%v\n", k, k/2, k%2, f, f/base, len(t.held[k]), float64(mostHeld(t.held[k]))/float64(max(s, 1)), t.covered[k]/float64(max(s, 1)), oneHeldPoint(t.held[k], t.total, math.Min(st.neff+1, float64(trials))))
+			}
 		}
 	}
 	if st.code < 0 {
@@ -534,6 +563,48 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	}
 	st.far = t.far[st.code]
 	return st, t
+}
+
+// addWeights adds one pass's pool weights exp(lw) beyond the range, the
+// pool entries at[j] beyond in code[j], to the tally's sums.
+func (t *coverageTally) addWeights(lw []float64, at, code []int32) {
+	m := maxOf(lw)
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return
+	}
+	var s, s2 float64
+	for _, v := range lw {
+		w := math.Exp(v - m)
+		s += w
+		s2 += w * w
+	}
+	for j, i := range at {
+		w := math.Exp(lw[i] - m)
+		t.wBeyond[code[j]] += w / s
+		t.w2Beyond[code[j]] += w * w / s2
+	}
+}
+
+// cluster is the size, in effective draws of p, of the clusters in which
+// the independence chains' steps beyond the range in code k come: the
+// pool's weights w = p/q_mix there, w-weighted, Σ_b w²/Σ_b w, over
+// their w-weighted mean over the pool, Σw²/Σw, and at least 1.
+//
+// The chains' share of steps at a pool entry follows its weight, so their
+// fraction beyond is about the weighted share Σ_b w/Σw of the pool, whose
+// variance for a small share is Σ_b w²/(Σw)²: that of a count of Kish
+// size (Σw)²/Σw² draws of p (the trials) beyond, times this ratio. A
+// count of clusters of r trials each is Poisson in clusters, not in
+// trials: where q's tail is lighter than p's the few proposals beyond
+// carry heavy weights and the steps there come in large clusters (exact
+// Gaussian draws in d = 100, a point beyond the range holding 37 steps).
+// Below 1 (light proposals beyond) it is taken as 1, so the limit is
+// never below the trials' own.
+func (t *coverageTally) cluster(k int) float64 {
+	if !(t.wBeyond[k] > 0) {
+		return 1
+	}
+	return math.Max(t.w2Beyond[k]/t.wBeyond[k], 1)
 }
 
 // trials is the number of independent trials the independence chains'
@@ -592,20 +663,58 @@ func mostHeld(held map[int32]int) int {
 // pools' Kish size), and the
 // distinct-points rule (coverageMinPoints) guards against a single heavy
 // point.
-func coverageLimit(n int, neff float64, m int) float64 {
-	lambda := float64(n) / neff
-	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/lambda)
-	return s / float64(n)
+func coverageLimit(n int, neff float64, m int, r float64) float64 {
+	mu := float64(n) / neff / r
+	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/mu)
+	return r * s / float64(n)
 }
 
 // coverageAccounted reports whether ln Z (error bar logZErr) accounts for
-// the mass that the coverage check found beyond the draws' range, a
-// fraction frac of the independence chains' steps where the bridge
-// function is covered times its mean at the draws: q covers the region,
-// the first-order shift frac·(1 - covered) is within the error bar, and
-// the draws miss at most coverageInfoFrac of p.
-func coverageAccounted(frac, covered, logZErr float64) bool {
-	return covered >= coverageCovered && frac <= coverageInfoFrac && shiftWithin(frac*(1-covered), logZErr)
+// the mass that the coverage check found beyond the draws' range (st):
+// the draws miss at most coverageInfoFrac of p, and either q covers the
+// region (st.covered at least coverageCovered) with the first-order shift
+// frac·(1 - covered) within the error bar, or the shift is within the
+// error bar whatever q does there (shiftBounded).
+func coverageAccounted(st coverageStat, logZErr float64) bool {
+	if !(st.frac <= coverageInfoFrac) {
+		return false
+	}
+	return st.covered >= coverageCovered && shiftWithin(st.frac*(1-st.covered), logZErr) || shiftBounded(st, logZErr)
+}
+
+// shiftBounded reports whether the shift of ln Z that the mass found
+// beyond the range can cause is within the error bar at its upper
+// confidence bound: massBound(st) · max(1, |1 - covered|).
+//
+// Draws that miss a region B of mass ε move ln Z by ε(1 - m_B/m) to first
+// order, m_B/m (st.covered) the bridge function's mean over B relative to
+// its mean at the draws; it is positive, so for m_B/m up to 2 the shift is
+// at most ε, whatever q does in B. That bound needs no estimate of m_B/m,
+// which rests on the few points the chains visited in B; where q reaches
+// B only thinly (m_B/m small: NUTS's draws of the funnel, whose neck's
+// tip holds little mass) it is the missed mass itself. Above 2 the shift
+// is ε(m_B/m - 1), up to that factor.
+func shiftBounded(st coverageStat, logZErr float64) bool {
+	return massBound(st)*math.Max(1, math.Abs(1-st.covered)) <= math.Max(logZErr, 1e-9)
+}
+
+// coverageBoundZ is the number of standard deviations of the upper
+// confidence bound on the missed mass (about 98 % one-sided).
+const coverageBoundZ = 2
+
+// massBound is an upper confidence bound on the share of p beyond the
+// range that the chains' fraction st.frac estimates: the steps beyond as
+// a count of clusters of st.cluster trials each, Poisson, and its upper
+// bound (√(K+1) + z/2)², which holds at about the one-sided level of z
+// standard deviations down to K = 0.
+func massBound(st coverageStat) float64 {
+	if st.trials <= 0 || !(st.cluster > 0) {
+		return math.Inf(1)
+	}
+	n := float64(st.trials) / st.cluster // the chains' trials, in clusters
+	k := st.frac * n
+	up := math.Sqrt(k+1) + coverageBoundZ/2.0
+	return up * up / n
 }
 
 // shiftWithin reports whether a shift of ln Z is within its error bar,
@@ -672,7 +781,14 @@ func coverageFinding(st coverageStat, k int, name string, logZErr float64) Findi
 	if math.Abs(shift) < 1e-9 {
 		off = "not moved"
 	}
-	if coverageAccounted(st.frac, st.covered, logZErr) {
+	if st.frac <= coverageInfoFrac && !(st.covered >= coverageCovered && shiftWithin(shift, logZErr)) && shiftBounded(st, logZErr) {
+		return finding(CheckCoverage, KindInfo, k, st.frac, st.limit, "the draws under-represent a small part of p: %s; "+
+			"whatever the proposal does there, ln Z moves by at most about that mass (at most %.2g at 98 %% confidence, "+
+			"the bridge function there being %.2g of its mean at the draws), within its error bar; "+
+			"posterior summaries from these draws miss it (a funnel's neck or a tail the sampler enters rarely): for those, run the sampler longer or reparameterize",
+			found, massBound(st)*math.Max(1, math.Abs(1-st.covered)), st.covered)
+	}
+	if coverageAccounted(st, logZErr) {
 		return finding(CheckCoverage, KindInfo, k, st.frac, st.limit, "the draws under-represent a small part of p: %s; the proposal covers that region (the bridge function there is %.2g of its mean at the draws), "+
 			"so ln Z accounts for it: to first order it is %s, within its error bar; "+
 			"posterior summaries from these draws miss it (a funnel's neck or a tail the sampler enters rarely): for those, run the sampler longer or reparameterize",

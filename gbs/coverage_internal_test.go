@@ -51,10 +51,10 @@ func TestCoverageTrials(t *testing.T) {
 	// right. Against 4354 trials that is 3.2 times the limit; against
 	// the pools' Kish size, 264, half of it.
 	const frac, neff, m = 848.0 / 142327, 14640.3, 65
-	if l := coverageLimit(4354, neff, m); !(frac > 3*l) {
+	if l := coverageLimit(4354, neff, m, 1); !(frac > 3*l) {
 		t.Errorf("limit at 4354 trials %.4g, want below a third of %.4g", l, frac)
 	}
-	if l := coverageLimit(264, neff, m); !(frac < 0.6*l) {
+	if l := coverageLimit(264, neff, m, 1); !(frac < 0.6*l) {
 		t.Errorf("limit at 264 trials %.4g, want above %.4g / 0.6", l, frac)
 	}
 }

@@ -71,6 +71,9 @@ type source struct {
 	p     *problems.Problem
 	// draws returns exact draws (nil to use NUTS through gbs.Pipeline).
 	draws func(seed uint64) []float64
+	// chains gives the exact draws as MCMC chains (the default kind of
+	// draws, whose effective size is estimated), not as independent.
+	chains bool
 }
 
 func main() {
@@ -120,26 +123,38 @@ func sources(n int) []source {
 	mix := problems.StandardMixture(4)
 	gauss := problems.CorrelatedGaussian(10, problems.CorrelatedSeed, 0)
 	return []source{
-		{"funnel", true, funnel, exact(funnel, n)},
-		{"banana", true, problems.Banana(), exact(problems.Banana(), n)},
-		{"cauchy", true, problems.Cauchy(), exact(problems.Cauchy(), n)},
-		{"ring", true, problems.Ring(), nil},
-		{"funnel-nuts", true, funnel, nil},
-		{"gaussian", true, gauss, exact(gauss, n)},
-		{"student-t", true, t6, exact(t6, n)},
-		{"student-t-heavy", true, t10, exact(t10, n)},
-		{"mixture", true, mix, exact(mix, n)},
+		{"funnel", true, funnel, exact(funnel, n), false},
+		{"banana", true, problems.Banana(), exact(problems.Banana(), n), false},
+		{"cauchy", true, problems.Cauchy(), exact(problems.Cauchy(), n), false},
+		{"ring", true, problems.Ring(), nil, false},
+		{"funnel-nuts", true, funnel, nil, false},
+		{"gaussian", true, gauss, exact(gauss, n), false},
+		{"student-t", true, t6, exact(t6, n), false},
+		{"student-t-heavy", true, t10, exact(t10, n), false},
+		{"mixture", true, mix, exact(mix, n), false},
 		{"funnel-neckless", false, funnel, func(seed uint64) []float64 {
 			return keep(funnel, n, seed, func(x []float64) bool { return x[0] >= -1.5 })
-		}},
-		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15)},
+		}, false},
+		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15), false},
 		// StandardMixture's components (weights 0.3 and 0.7, widths 0.5
 		// and 1) drawn in equal proportion: the range is p's, the
 		// proportion is not.
 		{"mixture-misweighted", false, mix, exact(problems.GaussianMixture(4, []float64{0.5, 0.5},
-			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n)},
-		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05)},
+			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n), false},
+		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05), false},
+		// High dimension: 20000 exact draws given as 8 MCMC chains of
+		// 2500, as a user hands them over by default.
+		highDim("gaussian-100", problems.Gaussian(make([]float64, 100), nil, 0)),
+		highDim("gaussian-200", problems.Gaussian(make([]float64, 200), nil, 0)),
+		highDim("student-t-100", problems.StudentT(100, 5)),
+		highDim("student-t-200", problems.StudentT(200, 5)),
 	}
+}
+
+// highDim is a clean case of 20000 exact draws of p in high dimension,
+// given as 8 chains of 2500 of the default kind (MCMCChains).
+func highDim(name string, p *problems.Problem) source {
+	return source{name: name, clean: true, p: p, draws: exact(p, 20000), chains: true}
 }
 
 // keep returns n exact draws of p that pass the filter.
@@ -204,6 +219,9 @@ func run(src source, seed uint64) Run {
 		const chains = 8
 		m := len(x) / p.Dim / chains
 		s := &gbs.Samples{Dim: p.Dim, Kind: gbs.IndependentDraws}
+		if src.chains {
+			s.Kind = gbs.MCMCChains
+		}
 		for c := range chains {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
 		}
