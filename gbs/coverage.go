@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
 
@@ -508,21 +507,19 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	}
 	// The chains' steps cluster: a chain stays at a point of high p/q for
 	// many steps, so the bound counts their accepted moves, not their
-	// steps. (Until 2026-11-26 it counted steps and doubled the limit
-	// for the clustering: exact 32-d banana draws with Pareto k-hat 4.6
-	// then warned, 63 moves in 4394 steps, 0.016 of the steps beyond the
-	// range at 5 points, twice that limit, ln Z right; against the moves'
-	// limit it is 0.4.)
+	// steps (counting steps, exact 32-d banana draws whose q had Pareto
+	// k-hat 4.6 moved 63 times in 4394 steps and warned with ln Z right).
 	//
 	// Nor are they worth more trials than the pools hold effective draws
 	// of p: the chains' share of steps at a pool entry follows its
 	// weight p/q, so their fraction beyond is a weighted average over the
 	// pool, as precise as its Kish size (Σw)²/Σw² of draws of p and no
 	// more, however often the chains move among light entries. So the
-	// trials are at most that size, as in the two-sample test. (Without
-	// the cap the ring's NUTS draws warned in 3 of 64 pipeline runs at
-	// seeds 960000+, ln Z right: about 4300 moves against Kish sizes of
-	// 150 to 264, the steps beyond at 4 points, one holding 94 to 98 %.)
+	// trials are at most that size, as in the two-sample test (without
+	// the cap, NUTS draws of the ring warned with ln Z right: about 4300
+	// moves against Kish sizes of 150 to 264). And where the proposals
+	// beyond the range carry heavier weights than the pool's, those
+	// trials come in clusters (cluster): the limit counts clusters.
 	trials := t.trials()
 	st.limit = coverageLimit(trials, st.neff, m, 1)
 	st.frac = 0
@@ -536,21 +533,6 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 			st.trials, st.cluster = trials, t.cluster(k)
 			st.top = float64(mostHeld(t.held[k])) / float64(s)
 			st.covered = t.covered[k] / float64(s)
-		}
-	}
-	if os.Getenv("GBS_COVDEBUG") != "" {
-		kish := 0.0
-		for _, p := range t.passes {
-			kish += p.kish
-		}
-		base := coverageLimit(trials, st.neff, m, 1)
-		fmt.Fprintf(os.Stderr, "COV d=%d neff=%.0f tau=%.2f moves=%d kish=%.0f total=%d trials=%d limit=%.3g\n", d, st.neff, tau, t.moves, kish, t.total, trials, st.limit)
-		for k, s := range t.steps {
-			f := float64(s) / float64(t.total)
-			if f > 0.3*base {
-				fmt.Fprintf(os.Stderr, "  r=%.2f newratio=%.2f", t.cluster(k), f/coverageLimit(trials, st.neff, m, t.cluster(k)))
-				fmt.Fprintf(os.Stderr, "  code=%d q=%d side=%d frac=%.3g ratio=%.2f points=%d top=%.2f covered=%.3g onehelda=%v\n", k, k/2, k%2, f, f/base, len(t.held[k]), float64(mostHeld(t.held[k]))/float64(max(s, 1)), t.covered[k]/float64(max(s, 1)), oneHeldPoint(t.held[k], t.total, math.Min(st.neff+1, float64(trials))))
-			}
 		}
 	}
 	if st.code < 0 {
@@ -660,9 +642,15 @@ func mostHeld(held map[int32]int) int {
 // λ is large, and more counts than chance gives when it is small. The
 // independence chains' steps cluster (a chain stays at a point of high
 // p/q), so coverageRun passes their accepted moves as n (at most the
-// pools' Kish size), and the
-// distinct-points rule (coverageMinPoints) guards against a single heavy
-// point.
+// pools' Kish size), and the distinct-points rule (coverageMinPoints)
+// guards against a single heavy point.
+//
+// Where the trials beyond come in clusters of r (cluster), the count of
+// clusters is Poisson with mean λU/r and the steps beyond are r times
+// it: the limit is r·s/n with s = ln(2m/alpha) / ln(1 + r/λ), the
+// trials' own at r = 1. Its union bound over 2m quantities is what the
+// chains' count at d = 100 to 200 needs: with the clusters counted, the
+// largest of the 202 to 402 counts on exact draws stays below it.
 func coverageLimit(n int, neff float64, m int, r float64) float64 {
 	mu := float64(n) / neff / r
 	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/mu)

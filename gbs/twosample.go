@@ -1,9 +1,7 @@
 package gbs
 
 import (
-	"fmt"
 	"math"
-	"os"
 	"slices"
 )
 
@@ -153,9 +151,6 @@ func (e *estimation) diagnoseCoverageKS(t *coverageTally) {
 		r, ok := c.test(user, n1)
 		if !ok {
 			return
-		}
-		if os.Getenv("GBS_COVDEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "KS pass=%d dist=%.3g limit=%.3g ratio=%.2f n1=%.0f n2=%.0f moves=%d kish=%.0f\n", i, r.dist, r.limit, r.dist/r.limit, n1, r.n2, c.moves, c.kish)
 		}
 		if i == 0 || r.dist/r.limit < least.dist/least.limit {
 			least = r
