@@ -648,9 +648,9 @@ func mostHeld(held map[int32]int) int {
 // Where the trials beyond come in clusters of r (cluster), the count of
 // clusters is Poisson with mean λU/r and the steps beyond are r times
 // it: the limit is r·s/n with s = ln(2m/alpha) / ln(1 + r/λ), the
-// trials' own at r = 1. Its union bound over 2m quantities is what the
-// chains' count at d = 100 to 200 needs: with the clusters counted, the
-// largest of the 202 to 402 counts on exact draws stays below it.
+// trials' own at r = 1. At d = 100 the union bound runs over 202 counts,
+// and on exact draws the largest of them were the heavy proposals'
+// clusters counted as trials.
 func coverageLimit(n int, neff float64, m int, r float64) float64 {
 	mu := float64(n) / neff / r
 	s := math.Log(2*float64(m)/coverageAlpha) / math.Log1p(1/mu)
