@@ -288,3 +288,34 @@ func TestCoverageCoveredNote(t *testing.T) {
 		t.Errorf("q's sd 1.05: covered %.3g, warnings %q: want the shift (ln Z high) beyond the error bar", res.Diagnostics.CoverageCovered, res.Warnings())
 	}
 }
+
+// Exact standard normal draws in d = 100 (20000, as 8 chains of 2500 of
+// the default kind): the check's 202 counts beyond the draws' range stay
+// below their limits and nothing is found. The heaviest count (x[88]
+// above, 5 points, one holding 80 % of the steps, its proposals' weights
+// 2.3 times the pool's) was 0.86 of the limit that counted trials; in
+// clusters it is 0.6.
+func TestCoverageQuietHighDim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("d = 100: a few seconds")
+	}
+	const d, n, chains = 100, 20000, 8
+	p := problems.Gaussian(make([]float64, d), nil, 0)
+	x := make([]float64, n*d)
+	p.Sample(x, rand.New(rand.NewPCG(1002, 0xc0)))
+	s := &gbs.Samples{Dim: d}
+	for c := range chains {
+		s.Chains = append(s.Chains, x[c*n/chains*d:(c+1)*n/chains*d])
+	}
+	res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 1002})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := res.Diagnostics
+	if len(res.Found(gbs.CheckCoverage)) > 0 || len(res.Found(gbs.CheckCoverageKS)) > 0 || !(dg.CoverageFrac <= dg.CoverageLimit) {
+		t.Errorf("exact draws: coverage fraction %.3g, limit %.3g, findings %v", dg.CoverageFrac, dg.CoverageLimit, res.Findings)
+	}
+	if z := (res.LogZ - p.LogZ) / res.LogZErr; math.Abs(z) > 4 {
+		t.Errorf("ln Z off by %.1f σ", z)
+	}
+}
