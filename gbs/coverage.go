@@ -349,8 +349,9 @@ type coverageTally struct {
 	// beyond the range, each pass's as a share of its Σw and of its Σw²
 	// (cluster).
 	wBeyond, w2Beyond []float64
-	total             int // chain steps in all
-	moves             int // accepted moves in all
+	keyBase           int32 // the first key of the pass's pool entries in held
+	total             int   // chain steps in all
+	moves             int   // accepted moves in all
 	// passes holds each pass's independence chains for the two-sample
 	// test.
 	passes []chainStates
@@ -443,8 +444,10 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 				if t.held[k] == nil {
 					t.held[k] = make(map[int32]int)
 				}
-				t.held[k][b]++
-				if t.held[k][b] == 1 {
+				// Pool entries of every pass under one key space.
+				key := t.keyBase + b
+				t.held[k][key]++
+				if t.held[k][key] == 1 {
 					v := cp.beyondVal[b]
 					if k%2 == 0 {
 						t.far[k] = math.Min(t.far[k], v)
@@ -457,6 +460,7 @@ func (cp *coveragePool) run(t *coverageTally, rng *rand.Rand) {
 		pass.logp = append(pass.logp, states)
 	}
 	t.passes = append(t.passes, pass)
+	t.keyBase += int32(len(cp.beyondAt))
 }
 
 // coverageRun runs the independence chains of every pass and returns the
@@ -526,11 +530,11 @@ func (e *estimation) coverageRun() (coverageStat, *coverageTally) {
 	worst := -1.0
 	for k, s := range t.steps {
 		f := float64(s) / float64(t.total)
-		lim := coverageLimit(trials, st.neff, m, t.cluster(k))
+		lim := coverageLimit(trials, st.neff, m, t.cluster(k, trials))
 		if r := f / lim; r > worst && len(t.held[k]) >= coverageMinPoints && !oneHeldPoint(t.held[k], t.total, math.Min(st.neff+1, float64(trials))) {
 			worst = r
 			st.frac, st.points, st.code, st.limit = f, len(t.held[k]), k, lim
-			st.trials, st.cluster = trials, t.cluster(k)
+			st.trials, st.cluster = trials, t.cluster(k, trials)
 			st.top = float64(mostHeld(t.held[k])) / float64(s)
 			st.covered = t.covered[k] / float64(s)
 		}
@@ -567,26 +571,38 @@ func (t *coverageTally) addWeights(lw []float64, at, code []int32) {
 	}
 }
 
-// cluster is the size, in effective draws of p, of the clusters in which
-// the independence chains' steps beyond the range in code k come: the
-// pool's weights w = p/q_mix there, w-weighted, Σ_b w²/Σ_b w, over
-// their w-weighted mean over the pool, Σw²/Σw, and at least 1.
+// cluster is the size, in trials (effective draws of p), of the
+// clusters in which the independence chains' steps beyond the range in
+// code k come, at least 1: the larger of what the pool's weights imply
+// and what the chains' stays show.
 //
 // The chains' share of steps at a pool entry follows its weight, so their
 // fraction beyond is about the weighted share Σ_b w/Σw of the pool, whose
 // variance for a small share is Σ_b w²/(Σw)²: that of a count of Kish
-// size (Σw)²/Σw² draws of p (the trials) beyond, times this ratio. A
-// count of clusters of r trials each is Poisson in clusters, not in
-// trials: where q's tail is lighter than p's the few proposals beyond
-// carry heavy weights and the steps there come in large clusters (exact
-// Gaussian draws in d = 100, a point beyond the range holding 37 steps).
-// Below 1 (light proposals beyond) it is taken as 1, so the limit is
+// size (Σw)²/Σw² draws of p (the trials) beyond, times the weights'
+// ratio Σ_b w²/Σ_b w over Σw²/Σw. Where q's tail is lighter than p's the
+// few proposals beyond carry heavy weights, and the chains' steps there
+// come in large clusters (exact normal draws in d = 100: one point beyond
+// the range holding 37 steps). The chains add their own noise, a stay of
+// random length at each point: a count of stays of h steps has variance
+// Σh², so in trials its cluster size is Σh²/Σh times trials/total steps
+// (about 1.5 for stays of geometric length at half acceptance; exact
+// normal draws in d = 200: 12 points beyond the range holding 28 steps,
+// 2.8). Below 1 the count is taken as Poisson in trials, so the limit is
 // never below the trials' own.
-func (t *coverageTally) cluster(k int) float64 {
-	if !(t.wBeyond[k] > 0) {
-		return 1
+func (t *coverageTally) cluster(k, trials int) float64 {
+	r := 1.0
+	if t.wBeyond[k] > 0 {
+		r = math.Max(r, t.w2Beyond[k]/t.wBeyond[k])
 	}
-	return math.Max(t.w2Beyond[k]/t.wBeyond[k], 1)
+	if t.steps[k] > 0 && t.total > 0 {
+		var h2 float64
+		for _, h := range t.held[k] {
+			h2 += float64(h) * float64(h)
+		}
+		r = math.Max(r, h2/float64(t.steps[k])*float64(trials)/float64(t.total))
+	}
+	return r
 }
 
 // trials is the number of independent trials the independence chains'

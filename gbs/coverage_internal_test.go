@@ -70,17 +70,27 @@ func TestCoverageTrials(t *testing.T) {
 func TestCoverageCluster(t *testing.T) {
 	lw := make([]float64, 1000) // weights 1
 	lw[7] = math.Log(50)
-	tl := &coverageTally{wBeyond: make([]float64, 4), w2Beyond: make([]float64, 4)}
+	tl := &coverageTally{wBeyond: make([]float64, 4), w2Beyond: make([]float64, 4), steps: make([]int, 4), held: make([]map[int32]int, 4), total: 22000}
 	tl.addWeights(lw, []int32{7, 3, 5}, []int32{0, 1, 1})
 	s, s2 := 999.0+50, 999.0+2500
-	if got, want := tl.cluster(0), 50/(s2/s); math.Abs(got-want) > 1e-9*want {
+	if got, want := tl.cluster(0, 11000), 50/(s2/s); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("heavy point beyond: cluster %.6g, want %.6g", got, want)
 	}
-	if got := tl.cluster(1); got != 1 {
+	if got := tl.cluster(1, 11000); got != 1 {
 		t.Errorf("light points beyond: cluster %v, want 1", got)
 	}
-	if got := tl.cluster(2); got != 1 {
+	if got := tl.cluster(2, 11000); got != 1 {
 		t.Errorf("nothing beyond: cluster %v, want 1", got)
+	}
+	// The chains' stays: 28 steps at 4 points, Σh²/Σh = 328/28 steps,
+	// at two steps a trial 5.9 trials; single steps leave it at 1.
+	tl.steps[3], tl.held[3] = 28, map[int32]int{1: 16, 2: 8, 3: 2, 4: 2}
+	if got, want := tl.cluster(3, 11000), 328.0/28/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("stays of 16, 8, 2 and 2 steps: cluster %v, want %v", got, want)
+	}
+	tl.steps[3], tl.held[3] = 4, map[int32]int{1: 1, 2: 1, 3: 1, 4: 1}
+	if got := tl.cluster(3, 11000); got != 1 {
+		t.Errorf("single steps: cluster %v, want 1", got)
 	}
 	// The limit in clusters is the trials' own at 1 and grows with the
 	// cluster size, less than in proportion.

@@ -81,7 +81,7 @@ func main() {
 	first := flag.Int("first", 1, "first seed")
 	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
 	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
-		"comma-separated cases; also funnel-nuts")
+		"comma-separated cases; also funnel-nuts, mixture-misweighted, cauchy-cut15, gaussian-100, gaussian-200, student-t-100, student-t-200")
 	flag.BoolVar(&noScale, "no-scale", false, "the evidence's flow without the scale layer (flow.Settings.NoScale)")
 	flag.Parse()
 	srcs := map[string]source{}
@@ -142,6 +142,10 @@ func sources(n int) []source {
 		{"mixture-misweighted", false, mix, exact(problems.GaussianMixture(4, []float64{0.5, 0.5},
 			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n), false},
 		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05), false},
+		// The Cauchy mixture without its 15 % most extreme draws (by
+		// the largest |x_i| over the coordinates; each coordinate's
+		// median is 0).
+		{"cauchy-cut15", false, problems.Cauchy(), extremeCut(problems.Cauchy(), n, 0.15), false},
 		// High dimension: 20000 exact draws given as 8 MCMC chains of
 		// 2500, as a user hands them over by default.
 		highDim("gaussian-100", problems.Gaussian(make([]float64, 100), nil, 0)),
@@ -192,6 +196,29 @@ func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
 	limit := rs[int((1-cut)*float64(len(rs)))]
 	return func(seed uint64) []float64 {
 		return keep(p, n, seed, func(x []float64) bool { return r2(x) < limit })
+	}
+}
+
+// extremeCut draws from p without the fraction cut of its mass at the
+// largest max_i |x_i| (p's (1-cut) quantile, from 10^5 reference draws).
+func extremeCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
+	ext := func(x []float64) float64 {
+		var m float64
+		for _, v := range x {
+			m = math.Max(m, math.Abs(v))
+		}
+		return m
+	}
+	ref := make([]float64, 100000*p.Dim)
+	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
+	es := make([]float64, 100000)
+	for i := range es {
+		es[i] = ext(ref[i*p.Dim : (i+1)*p.Dim])
+	}
+	slices.Sort(es)
+	limit := es[int((1-cut)*float64(len(es)))]
+	return func(seed uint64) []float64 {
+		return keep(p, n, seed, func(x []float64) bool { return ext(x) < limit })
 	}
 }
 
