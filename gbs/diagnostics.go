@@ -83,10 +83,12 @@ type Diagnostics struct {
 	// posterior draws in the quantity CoverageWhere (-1: log p) on the
 	// side CoverageSide (-1 below, +1 above; 0 when no quantity had
 	// enough distinct points beyond, or its excess rested on the one
-	// point the chains held longest), the worst over quantities, sides
-	// and passes. For draws of p it is about 1/N_eff; the check warns when
-	// it exceeds CoverageLimit, c/N_eff with c set for a false-alarm rate
-	// of 10^-3 per run. CoverageCalls is the log-density calls the check
+	// point the chains held longest), the worst against its limit over
+	// quantities, sides and passes. For draws of p it is about 1/N_eff;
+	// the check warns when it exceeds CoverageLimit, that quantity and
+	// side's limit (about c/N_eff, more where the chains' steps beyond
+	// come in clusters) with c set for a false-alarm rate of 10^-3 per
+	// run. CoverageCalls is the log-density calls the check
 	// spent (included in Result.NCall). NaN and 0 when the check did not
 	// run.
 	CoverageFrac, CoverageLimit float64
