@@ -293,8 +293,8 @@ func TestCoverageCoveredNote(t *testing.T) {
 // the default kind): the check's 202 counts beyond the draws' range stay
 // below their limits and nothing is found. The heaviest count (x[88]
 // above, 5 points, one holding 80 % of the steps, its proposals' weights
-// 2.3 times the pool's) was 0.86 of the limit that counted trials; in
-// clusters it is 0.6.
+// 2.3 times the pool's) was 0.86 of the limit that counted trials; the
+// limit in clusters puts every count below 0.7 of its own.
 func TestCoverageQuietHighDim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("d = 100: a few seconds")
@@ -312,7 +312,7 @@ func TestCoverageQuietHighDim(t *testing.T) {
 		t.Fatal(err)
 	}
 	dg := res.Diagnostics
-	if len(res.Found(gbs.CheckCoverage)) > 0 || len(res.Found(gbs.CheckCoverageKS)) > 0 || !(dg.CoverageFrac <= dg.CoverageLimit) {
+	if len(res.Found(gbs.CheckCoverage)) > 0 || len(res.Found(gbs.CheckCoverageKS)) > 0 || !(dg.CoverageFrac < 0.7*dg.CoverageLimit) {
 		t.Errorf("exact draws: coverage fraction %.3g, limit %.3g, findings %v", dg.CoverageFrac, dg.CoverageLimit, res.Findings)
 	}
 	if z := (res.LogZ - p.LogZ) / res.LogZErr; math.Abs(z) > 4 {
