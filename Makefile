@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-coverage bench-emcee bench-python bench-report bench-smoke venv clean fuzz soak stress test-race
+.PHONY: all build lib install docs check test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-coverage bench-emcee bench-python bench-report bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -77,6 +77,17 @@ test-latest: lib
 	$(VENV_LATEST)/bin/python -m pip freeze --disable-pip-version-check
 	$(VENV_LATEST)/bin/python -m pytest -q tests/python
 
+# The fast tier, while working: vet, the Go tests in short mode (the
+# slow ones skip), the Python tests not marked slow, mypy and the check
+# that the result tables in the docs match bench/results. Under 2 minutes
+# on 2 cores; make test runs everything, as CI does.
+check: lib venv
+	$(GO) vet ./...
+	$(GO) test -short -count=1 ./...
+	$(VPY) -m pytest -q -m "not slow" tests/python
+	$(VPY) -m mypy --config-file python/mypy.ini -p gbs
+	$(VPY) bench/report.py --check
+
 test: test-go test-race test-c test-cgocheck docs test-python test-types bench-smoke
 
 # tests/python/test_docs.py checks the pages `make docs` just built (run
@@ -93,7 +104,7 @@ DOCS_HTML := $(BUILD)/docs/html
 
 docs: lib venv
 	rm -rf $(DOCS_HTML)
-	$(VPY) docs/stage.py $(DOCS_SRC)
+	GBS_LIBRARY=$(abspath $(LIB)) $(VPY) docs/stage.py $(DOCS_SRC)
 	GBS_ROOT=$(CURDIR) GBS_LIBRARY=$(abspath $(LIB)) $(VPY) -m sphinx -W --keep-going -q -b html \
 	  -d $(BUILD)/docs/doctrees $(DOCS_SRC) $(DOCS_HTML)
 	@echo "documentation: $(DOCS_HTML)/index.html"

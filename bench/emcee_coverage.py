@@ -116,7 +116,7 @@ def banana_run(r, steps, cache, keep):
 
 def short_warning(res):
     """The warnings about chains too short for their autocorrelation time."""
-    return [w for w in res.warnings if "autocorrelation time" in w]
+    return [f for f in res.findings if f.check in ("short-chains", "ensemble-walkers")]
 
 
 def banana(args):

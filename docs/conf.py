@@ -32,7 +32,7 @@ nb_execution_mode = "off"
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "stage.py"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "stage.py", "_generated"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 
 autodoc_member_order = "bysource"

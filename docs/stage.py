@@ -10,6 +10,13 @@ bench/results/, docs/diagnostics.md) becomes a link: to the page itself
 for docs/<page>.md, to the file on the project's repository (the Source URL
 of pyproject.toml) for the rest. Code blocks are left as they are.
 
+It also writes _generated/checks.md, the warnings lookup table that
+docs/diagnostics.md includes, from the check table the library itself
+holds (gbs.checks(), through the C ABI): one source of truth for each
+check's ID, meaning and action. Each row links to the check's section,
+whose label (check-<id>) the page must define: Sphinx fails on a check
+without one.
+
 Usage: python docs/stage.py DEST
 """
 
@@ -119,6 +126,24 @@ def _link_text(text, root, repo):
     return "".join(CODE_SPAN.sub(code, p) if p.startswith("`") else PLAIN.sub(plain, p) for p in pieces)
 
 
+def checks_table(root):
+    """The warnings lookup table (Markdown) from the library's checks."""
+    sys.path.insert(0, os.path.join(root, "python"))
+    os.environ.setdefault("GBS_LIBRARY", os.path.join(root, "build", "lib", "libgbs.so"))
+    import gbs
+
+    def cell(text):
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    rows = ["| ID (code) | kind | found | what it means | what to do |",
+            "|---|---|---|---|---|"]
+    for info in sorted(gbs.checks().values(), key=lambda c: c.code):
+        rows.append("| {ref}`%s <check-%s>` (%d) | %s | %s | %s | %s |" % (
+            info.id, info.id, info.code, info.kind, cell(info.title), cell(info.meaning),
+            cell(info.action)))
+    return "\n".join(rows) + "\n"
+
+
 def stage(root: str, dest: str) -> None:
     if os.path.exists(dest):
         shutil.rmtree(dest)
@@ -142,6 +167,9 @@ def stage(root: str, dest: str) -> None:
             if linked != text:
                 with open(page, "w", encoding="utf-8") as f:
                     f.write(linked)
+    os.makedirs(os.path.join(dest, "_generated"))
+    with open(os.path.join(dest, "_generated", "checks.md"), "w", encoding="utf-8") as f:
+        f.write(checks_table(root))
     for name in ("gbs.h", "gbs.hpp"):
         shutil.copy(os.path.join(root, "include", name), os.path.join(dest, "_include"))
 

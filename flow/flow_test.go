@@ -187,6 +187,9 @@ func mixture2D(rng *rand.Rand, n int) []float64 {
 // TestNormalization2D checks that q integrates to one on a grid, for the
 // banana and a Gaussian mixture.
 func TestNormalization2D(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (flow fits and a fine grid): make test runs it")
+	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, c := range []struct {
 		name string

@@ -53,8 +53,8 @@ func weightTime(a []float64, nchains int) (tau float64, short bool) {
 // independent: each walker moves along lines through the others, so the
 // walkers' averaged autocorrelation (integratedTime) misses the
 // correlation between walkers, and from chains a few tau long it is
-// biased low besides (issue 23: emcee on a curved 2-d target gave z-scores
-// with sd 2.2). The series of the chains' mean at each step, y_t, holds
+// biased low besides (emcee on a curved 2-d target gave z-scores with sd
+// 2.2). The series of the chains' mean at each step, y_t, holds
 // every correlation: Var(mean x) = Var(ȳ), estimated as Var(y)·tau_y/m.
 // tau is the larger of the two estimates, so chains that are independent
 // keep the averaged estimate (less noisy) up to noise, and coupled chains
@@ -62,8 +62,8 @@ func weightTime(a []float64, nchains int) (tau float64, short bool) {
 //
 // short is integratedTime's (fewer than 50 tau_w draws in all, or chains
 // shorter than 10 tau_w), or the window of the walker-mean series did not
-// close (tau is then an underestimate). Stricter rules were tried and
-// flag the example notebook's emcee run (docs/benchmarks.md, issue 23).
+// close (tau is then an underestimate). Stricter rules flag the example
+// notebook's healthy emcee run.
 func meanTime(x []float64, nchains int) (tau float64, short bool) {
 	tauW, shortW := integratedTime(x, nchains)
 	m := len(x) / nchains
@@ -102,8 +102,8 @@ func meanTime(x []float64, nchains int) (tau float64, short bool) {
 // emcee's walkers of a curved target the summands' τ from walkers a few τ
 // long is noisy between runs (a factor 6 to 12) and lowest on the very
 // runs whose estimate is off, where the error bar is too small. The
-// coordinates' τ varies far less between runs (docs/benchmarks.md,
-// issue 23) and is what emcee's own check reads.
+// coordinates' τ varies far less between runs and is what emcee's own
+// check reads.
 func walkerTime(s *Samples) (tau float64, where int) {
 	nc, m, d := len(s.Chains), s.Draws(), s.Dim
 	col := make([]float64, nc*m)

@@ -623,13 +623,12 @@ func (t *coverageTally) trials() int {
 // of p leave beyond their extreme on average) and the chains' trials
 // (below one effective draw of the pool, what is left is no evidence).
 // A point of q's tail with a heavy weight p/q holds an independence
-// chain for many steps: on the ring's NUTS draws (seed 4) one such point
-// held 1429 of the 1435 steps beyond the range of x[13], 5.6 times the
-// limit, ln Z right; with global moves (seed 920031) one held 1222 of
-// 1322, the other 6 points 0.3 of an effective draw of the pool's 410.
-// Where the chains found mass the draws missed (the funnel without its
-// neck, 41 warnings in 64 seeds) the other points held 1.0 to 18
-// effective draws.
+// chain for many steps: on the ring's NUTS draws one such point held
+// 1429 of the 1435 steps beyond the range of a coordinate, 5.6 times the
+// limit, ln Z right; with global moves one held 1222 of 1322, the other
+// 6 points 0.3 of an effective draw of the pool's 410. Where the chains
+// found mass the draws missed (the funnel without its neck) the other
+// points held 1.0 to 18 effective draws.
 func oneHeldPoint(held map[int32]int, total int, draws float64) bool {
 	sum := 0
 	for _, h := range held {

@@ -69,6 +69,9 @@ func coverageWarned(r *gbs.Result) bool { return r.Warns(gbs.CheckCoverage) }
 // tenth of n_q in log-density calls. The exact draws of the same seed
 // raise no warning.
 func TestCoverageNecklessFunnel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (evidence calls on 10000 funnel draws): make test runs it")
+	}
 	p := problems.Funnel()
 	const n = 10000
 	for _, cut := range []bool{true, false} {

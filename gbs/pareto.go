@@ -39,10 +39,10 @@ const paretoKReliable = 0.7
 // 0.44 error bars), so the bridge warns on k̂ only when the result also
 // leans on the thin overlap: the cross-fitting passes or the consistency
 // checks (consistency.go) disagree by more than paretoKBridgeZ standard
-// errors. That was 2 until the banana at seed 777103 of the pipeline
-// benchmark (k̂ 1.03 and 1.24, cross-fit z 2.0, consistency 1.4) warned
-// on an estimate 0.22 error bars from the exact value (such warnings came
-// on about 1 % of 256 pipeline runs of the paper's problems): a 2σ
+// errors. At 2 a banana pipeline run (k̂ 1.03 and 1.24, cross-fit z 2.0,
+// consistency 1.4) warned on an estimate 0.22 error bars from the exact
+// value (such warnings came on about 1 % of the pipeline runs of the
+// paper's problems): a 2σ
 // disagreement is what chance gives 1 time in 20 where both k̂ exceed 1,
 // 3σ 1 time in 370. A real mismatch disagrees by tens of standard errors
 // (and the self-consistency warning names it).
@@ -197,9 +197,8 @@ func (e *estimation) diagnosePareto() {
 // dimension. A log density that is not the draws' is named only on
 // evidence: a negative KL estimate, or the self-consistency checks
 // (consistency.go), which test for it directly and warn on their own; a
-// thin overlap alone is no evidence of it (banana
-// seed 777103 of the pipeline benchmark: k̂ 1.03 and 1.24 on a correct
-// estimate, +0.22σ; the correlated Gaussian at d = 1000 with 2·10⁴ exact
+// thin overlap alone is no evidence of it (a banana pipeline run: k̂
+// 1.03 and 1.24 on a correct estimate, +0.22σ; the correlated Gaussian at d = 1000 with 2·10⁴ exact
 // draws: k̂ 2.7 and 3.2, correct).
 func (e *estimation) overlapWarning(kq, kp float64) string {
 	if e.anneal.steps > 0 {

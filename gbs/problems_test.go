@@ -13,6 +13,9 @@ import (
 // GBS with exact draws of the paper's problems: 10^4 draws fit the flow,
 // 10^4 enter the bridge, n_q follows the adaptive rule.
 func TestGBSExactDraws(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (the paper's four problems at full size): make test runs it")
+	}
 	for _, tc := range []struct {
 		p        *problems.Problem
 		maxSigma float64

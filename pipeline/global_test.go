@@ -20,6 +20,9 @@ import (
 // fraction 0.215 and 0.192, global acceptance 0.7, ln Z within 0.6σ with
 // σ 0.004.
 func TestPipelineTwoModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a pipeline run with global moves): make test runs it")
+	}
 	p := problems.TwoModes()
 	grad := func(g, x []float64) (float64, error) { return p.LogProbGrad(g, x), nil }
 	set := func(mode gbs.Switch) *pipeline.Settings {

@@ -307,6 +307,9 @@ func BenchmarkPipeline(b *testing.B) {
 // Pipeline's draws and ln Z bit for bit: the same chains, the same
 // proposal, the same values, in the same order of summation.
 func TestPipelineBatchEqualsPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (two pipeline runs on the funnel): make test runs it")
+	}
 	p, err := problems.ByName("funnel")
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 const streamHierarchical uint64 = 0x41e7a
 
 // HierarchicalNormal returns the non-centred normal hierarchical model of
-// groups groups with the group-level scale fixed (issue 25's realistic
-// case, an "eight schools" with many schools):
+// groups groups with the group-level scale fixed (an "eight schools"
+// with many schools, the realistic case):
 //
 //	μ ~ N(0, 5²),  η_j ~ N(0, 1),  y_j ~ N(μ + τ η_j, σ_j²),  j = 1..groups,
 //

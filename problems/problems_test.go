@@ -321,6 +321,9 @@ func TestRingLogZQuadrature(t *testing.T) {
 // box. The quadrature must resolve the box's cut (1e-5 to 2.4e-5 in ln Z),
 // so the tolerance is well below it.
 func TestBananaLogZQuadrature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a fine quadrature): make test runs it")
+	}
 	t.Parallel()
 	unbounded := math.Log(math.Pi*math.Sqrt(bananaCurv)) - 2*math.Log(30)
 	for _, p := range []*Problem{BananaIdentity(2), BananaN(2, BananaSeed)} {
@@ -431,6 +434,9 @@ func TestFunnelLogZQuadrature(t *testing.T) {
 // TestGaussianLogZQuadrature checks the normalization of LogProb of the
 // Gaussian families, whose LogZ is c by construction.
 func TestGaussianLogZQuadrature(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a fine quadrature): make test runs it")
+	}
 	t.Parallel()
 	for _, p := range []*Problem{
 		Gaussian([]float64{1, -2}, []float64{2, 0.5, 0.5, 1}, 1.3),

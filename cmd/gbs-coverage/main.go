@@ -1,4 +1,4 @@
-// Command gbs-coverage measures the evidence's coverage check (issue 22):
+// Command gbs-coverage measures the evidence's coverage check:
 // its false alarms on draws that cover p, its power on draws that miss a
 // region of p, and its cost in log-density calls. It prints one JSON line
 // per run and a summary table on stderr.

@@ -1,4 +1,4 @@
-// Command gbs-hier measures the evidence of issue 25's realistic case: the
+// Command gbs-hier measures the evidence of a realistic hierarchical case: the
 // non-centred normal hierarchical model with many groups and the
 // group-level scale fixed (problems.HierarchicalNormal), whose ln Z is
 // exact. The draws come from gbs.Pipeline (NUTS, then the evidence), or

@@ -1,5 +1,5 @@
 // Command gbs-scale measures how the evidence call scales with the
-// dimension d and the number of draws n (issue 17): for each (d, n) it
+// dimension d and the number of draws n: for each (d, n) it
 // draws n exact, independent draws of a correlated Gaussian whose ln Z is
 // known, runs gbs.Evidence with the default settings (flow proposal,
 // cross-fitting bridge, adaptive n_q) and a batched log density, and
@@ -74,7 +74,7 @@ var (
 	annealFlag *string
 )
 
-// issueTable is the (d, n) list of issue 17's table, plus the issue's
+// issueTable is the (d, n) list of the scaling table, plus its
 // d = 1000 target.
 var issueTable = [][2]int{
 	{16, 20000}, {16, 100000}, {16, 1000000},

@@ -165,6 +165,17 @@ def test_api_reference_is_complete(html_dir):
     assert funcs and not [n for n in funcs if "gbs.problems." + n not in ids], funcs
 
 
+def test_every_check_has_a_diagnostics_entry(html_dir):
+    """The warnings lookup table lists every check of the library, each
+    linked to its entry."""
+    with open(os.path.join(html_dir, "diagnostics.html"), encoding="utf-8") as f:
+        page = f.read()
+    ids = set(re.findall(r'id="check-([\w-]+)"', page))
+    links = set(re.findall(r'href="#check-([\w-]+)"', page))
+    want = set(gbs.checks())
+    assert want and want <= ids and want <= links, (want - ids, want - links)
+
+
 def test_rendering(html_dir):
     def page(name):
         return " ".join(text_of(os.path.join(html_dir, name)).split())

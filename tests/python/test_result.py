@@ -34,9 +34,21 @@ def test_fields_and_text(res):
     assert res.z == pytest.approx(math.exp(res.logz))
 
 
+def ar1_chains(rho, shape, seed):
+    """Chains of an AR(1) process whose stationary law is N(0, I): draws of
+    the Gaussian target, autocorrelated with tau = (1 + rho)/(1 - rho)."""
+    rng = np.random.default_rng(seed)
+    x = np.empty(shape)
+    x[:, 0] = rng.normal(size=(shape[0], shape[2]))
+    for t in range(1, shape[1]):
+        x[:, t] = rho * x[:, t - 1] + math.sqrt(1 - rho ** 2) * rng.normal(size=(shape[0], shape[2]))
+    return x
+
+
 def test_warnings_are_shown():
-    with pytest.warns(gbs.GbsWarning) as rec:  # chains too short, and a Gaussian proposal
-        short = gbs.evidence(gauss_vec, X[:, :30], vectorize=True, seed=1)
+    # 4 chains of 60 draws with tau near 39: far fewer than 50 tau.
+    with pytest.warns(gbs.GbsWarning) as rec:
+        short = gbs.evidence(gauss_vec, ar1_chains(0.95, (4, 60, 2), 1), vectorize=True, seed=1)
     assert any(w.category is gbs.SamplerWarning and w.message.check == "short-chains" for w in rec)
     assert [f.kind for f in short.found("short-chains")] == ["draws"]
     assert "warning [short-chains]: " in short.summary() and "Warnings" in short._repr_html_()
