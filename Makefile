@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs check test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-coverage bench-emcee bench-python bench-report bench-smoke venv clean fuzz soak stress test-race
+.PHONY: all build lib install docs check test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-coverage bench-emcee bench-python bench-python-run bench-report bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -265,6 +265,10 @@ bench-emcee: lib venv
 # What calling gbs from Python costs against the same call in Go.
 bench-python: lib venv
 	$(VPY) bench/python_overhead.py --repeats 15 --json bench/results/python-overhead.json
+
+# gbs.run from Python against gbs-bench's Go pipeline on the funnel.
+bench-python-run: lib venv
+	$(VPY) bench/python_run.py --seeds 8 --seed 777200 --out bench/results/python-run.json
 
 $(VENV)/.bench-stamp: bench/requirements.txt $(VENV)/.stamp
 	$(VPY) -m pip install --quiet -r bench/requirements.txt -c python/constraints.txt

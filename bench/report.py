@@ -60,6 +60,8 @@ FILES = OrderedDict([
                            "--steps 20000,60000,100000 --thin 10 --keep 10 --out bench/results/emcee-banana.jsonl"),
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
+    ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
+                        "--out bench/results/python-run.json"),
 ])
 
 # What the method's original implementation reports on the paper's
@@ -393,6 +395,38 @@ def python_overhead():
     return "\n".join(out)
 
 
+def python_run():
+    """gbs.run from Python against the Go pipeline, seed by seed."""
+    with open(os.path.join(ROOT, RESULTS, "python-run.json"), encoding="utf-8") as f:
+        d = json.load(f)
+    py, go = d["runs"]["python"], d["runs"]["go"]
+    rows = []
+    for p, g in zip(py, go):
+        zp = (p["logz"] - p["exact"]) / p["logzerr"]
+        zg = (g["logz"] - g["exact"]) / g["logzerr"]
+        rows.append([str(p["seed"]), signed(zp, 2), num(p["logzerr"], 4), ", ".join(p["warnings"]) or "none",
+                     num(p["seconds"], 1), signed(zg, 2), num(g["logzerr"], 4),
+                     ", ".join(g["warnings"]) or "none", num(g["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])])
+    tp, tg = sum(r["seconds"] for r in py), sum(r["seconds"] for r in go)
+    cp, cg = sum(r["cpu_seconds"] for r in py), sum(r["cpu_seconds"] for r in go)
+    z = [abs(r["logz"] - r["exact"]) / r["logzerr"] for r in py]
+    out = table(["seed", "Python: z", "σ", "warnings", "seconds", "Go: z", "σ", "warnings", "seconds",
+                 "Python / Go"], rows)
+    load = d["load_average"]
+    out += ["", "The 16-d funnel, %d NUTS chains of %d iterations (%d of them warm-up); z = (ln Z − exact) / σ. "
+            "Python: `gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)` with the numpy funnel of "
+            "`gbs.problems`; Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. "
+            "Python: largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against Go's "
+            "%.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×). %d threads on %s cores, shared with "
+            "other work: load average %.1f to %.1f over the runs."
+            % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py), len(py),
+               max(r["logzerr"] for r in py), tp, tg, tp / tg, cp, cg, cp / cg, d["threads"], d["cpus"],
+               min(load), max(load)),
+            "", "Runs: `%s/python-run.json`, made by `%s` (%s)." % (RESULTS, FILES["python-run.json"],
+                                                                    provenance([d]))]
+    return "\n".join(out)
+
+
 TABLES = OrderedDict([
     ("paper-gbs", paper_gbs),
     ("paper-gbs-detail", paper_gbs_detail),
@@ -400,6 +434,7 @@ TABLES = OrderedDict([
     ("coverage", coverage),
     ("emcee-banana", emcee_banana),
     ("python-overhead", python_overhead),
+    ("python-run", python_run),
 ])
 
 # The files each table reads (for the check that bench/results holds
@@ -411,6 +446,7 @@ READS = {
     "coverage": ["coverage.jsonl"],
     "emcee-banana": ["emcee-banana.jsonl"],
     "python-overhead": ["python-overhead.json"],
+    "python-run": ["python-run.json"],
 }
 
 BLOCK = re.compile(r"(<!-- bench-report (?P<name>[\w-]+):[^\n]*-->\n)(?P<body>.*?)(<!-- end bench-report (?P=name) -->)",

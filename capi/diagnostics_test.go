@@ -48,6 +48,12 @@ func TestDiagnosticsToCWritesEveryField(t *testing.T) {
 			f.Set(reflect.ValueOf(s))
 			want[float64(n)] = name + " (length)"
 			want[float64(first)] = name + " (first)"
+		case f.Type() == reflect.TypeOf([]gbs.MissedMode(nil)):
+			// Modes: C gets their number (the locations are in the
+			// finding's message).
+			n := 3 + i
+			f.Set(reflect.ValueOf(make([]gbs.MissedMode, n)))
+			want[float64(n)] = name + " (length)"
 		default:
 			t.Fatalf("gbs.Diagnostics.%s is a %s: teach diagnosticsToC and this test about it", name, f.Type())
 		}

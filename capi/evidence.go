@@ -32,6 +32,59 @@ var annealCodes = [...]C.int32_t{
 	gbs.On:   C.GBS_ANNEAL_ON,
 }
 
+// censusCodes lists the GBS_MODE_CENSUS_* codes by gbs.Switch.
+var censusCodes = [...]C.int32_t{
+	gbs.Auto: C.GBS_MODE_CENSUS_AUTO,
+	gbs.Off:  C.GBS_MODE_CENSUS_OFF,
+	gbs.On:   C.GBS_MODE_CENSUS_ON,
+}
+
+// symmetryCodes lists the GBS_SYMMETRY_* codes by gbs.Switch.
+var symmetryCodes = [...]C.int32_t{
+	gbs.Auto: C.GBS_SYMMETRY_AUTO,
+	gbs.Off:  C.GBS_SYMMETRY_OFF,
+	gbs.On:   C.GBS_SYMMETRY_ON,
+}
+
+// copySymmetryGroups reads n values at p: groups, each K, L and K×L
+// coordinates (gbs.h); the core checks the coordinates against d.
+func copySymmetryGroups(p *C.int64_t, n C.int64_t, d int, name string) ([]gbs.Blocks, error) {
+	switch {
+	case n < 0:
+		return nil, argError("n_%s = %d is negative", name, int64(n))
+	case n == 0:
+		return nil, nil
+	case p == nil:
+		return nil, argError("%s is NULL but n_%s = %d", name, name, int64(n))
+	case int64(n) > maxElems:
+		return nil, argError("n_%s = %d is not the length of an array", name, int64(n))
+	}
+	v := unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))
+	var out []gbs.Blocks
+	for i := 0; i < len(v); {
+		if i+2 > len(v) {
+			return nil, argError("%s ends inside a group's K and L (at value %d of %d)", name, i, len(v))
+		}
+		k, l := v[i], v[i+1]
+		if k < 2 || l < 1 || k > int64(d) || l > int64(d) {
+			return nil, argError("%s: group at value %d has K = %d blocks of L = %d coordinates; want K >= 2, L >= 1, K*L <= d = %d", name, i, k, l, d)
+		}
+		if k*l > int64(d) || i+2+int(k*l) > len(v) {
+			return nil, argError("%s: group at value %d needs K*L = %d coordinates, past the %d values given or d = %d", name, i, k*l, len(v), d)
+		}
+		g := make(gbs.Blocks, k)
+		for a := range g {
+			g[a] = make([]int, l)
+			for j := range g[a] {
+				g[a][j] = int(v[i+2+a*int(l)+j])
+			}
+		}
+		out = append(out, g)
+		i += 2 + int(k*l)
+	}
+	return out, nil
+}
+
 // offSwitch is the Switch of an auto/off option code read by offCode.
 func offSwitch(off bool) gbs.Switch {
 	if off {
@@ -72,6 +125,10 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if err != nil {
 		return gbs.Settings{}, err
 	}
+	census, err := codeIndex(censusCodes[:], o.mode_census, name+".mode_census", "GBS_MODE_CENSUS_*")
+	if err != nil {
+		return gbs.Settings{}, err
+	}
 	lo, hi, err := copyBounds(o.lower, o.upper, d, name)
 	if err != nil {
 		return gbs.Settings{}, err
@@ -80,21 +137,32 @@ func evidenceSettings(o *C.gbs_evidence_options, d int) (gbs.Settings, error) {
 	if err != nil {
 		return gbs.Settings{}, err
 	}
+	symmetry, err := codeIndex(symmetryCodes[:], o.symmetry, name+".symmetry", "GBS_SYMMETRY_*")
+	if err != nil {
+		return gbs.Settings{}, err
+	}
+	groups, err := copySymmetryGroups(o.symmetry_groups, o.n_symmetry_groups, d, name+".symmetry_groups")
+	if err != nil {
+		return gbs.Settings{}, err
+	}
 	return gbs.Settings{
-		Names:         names,
-		CrossFit:      offSwitch(crossOff),
-		CoverageCheck: offSwitch(coverageOff),
-		Anneal:        gbs.Switch(anneal),
-		Method:        gbs.Method(m),
-		NQ:            int(o.n_q),
-		Seed:          uint64(o.seed),
-		FErr:          float64(o.f_err),
-		FEva:          float64(o.f_eva),
-		Lower:         lo,
-		Upper:         hi,
-		BatchSize:     int(o.batch_size),
-		Concurrent:    flag(o.concurrent),
-		Log:           logger(o.verbose),
+		Symmetry:       gbs.Switch(symmetry),
+		SymmetryGroups: groups,
+		Names:          names,
+		CrossFit:       offSwitch(crossOff),
+		CoverageCheck:  offSwitch(coverageOff),
+		Anneal:         gbs.Switch(anneal),
+		ModeCensus:     gbs.Switch(census),
+		Method:         gbs.Method(m),
+		NQ:             int(o.n_q),
+		Seed:           uint64(o.seed),
+		FErr:           float64(o.f_err),
+		FEva:           float64(o.f_eva),
+		Lower:          lo,
+		Upper:          hi,
+		BatchSize:      int(o.batch_size),
+		Concurrent:     flag(o.concurrent),
+		Log:            logger(o.verbose),
 	}, nil
 }
 

@@ -156,6 +156,9 @@ func diagnosticsExtToC(r *gbs.Result) C.gbs_diagnostics_ext {
 		coverage_ks:       C.double(d.CoverageKS),
 		coverage_ks_limit: C.double(d.CoverageKSLimit),
 		coverage_ks_at:    C.double(d.CoverageKSAt),
+		census_modes:      C.int64_t(len(d.CensusModes)),
+		census_shortfall:  C.double(d.CensusShortfall),
+		census_calls:      C.int64_t(d.CensusCalls),
 		anneal_steps:      C.int64_t(r.AnnealSteps),
 		anneal_calls:      C.int64_t(r.AnnealCalls),
 	}

@@ -201,7 +201,8 @@ func TestEvidenceBadInput(t *testing.T) {
 }
 
 // Known log p values are used as they are: the callback then only sees the
-// proposal's draws and the spot-check's few posterior draws.
+// proposal's draws and the spot-check's few posterior draws (and the
+// symmetry search's, off here: TestSymmetryNoFalseFinding bounds them).
 func TestEvidenceReusesKnownLogP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	g := newGaussTarget(3, 0.5, rng)
@@ -215,7 +216,7 @@ func TestEvidenceReusesKnownLogP(t *testing.T) {
 		s.LogP = append(s.LogP, lp)
 	}
 	for _, single := range []bool{false, true} {
-		res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000, CrossFit: map[bool]Switch{false: Auto, true: Off}[single]})
+		res, err := Evidence(context.Background(), g.logp, s, &Settings{Proposal: FitGaussian, NQ: 1000, CrossFit: map[bool]Switch{false: Auto, true: Off}[single], Symmetry: Off})
 		if err != nil {
 			t.Fatal(err)
 		}

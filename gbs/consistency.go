@@ -230,7 +230,10 @@ func (e *estimation) measureConsistency() {
 	tilt, isz, hmz := math.NaN(), math.NaN(), math.NaN()
 	for _, p := range e.passes {
 		tilt = nanMax(tilt, tiltZ(p.a, p.b, p.logZ, p.logZErr, p.nchains, p.iid))
-		if finiteQ {
+		// q averaged over a subset of a symmetry's relabelings leaves the
+		// others' copies of p to the bridge's posterior draws: importance
+		// sampling sees only the share it covers.
+		if finiteQ && !e.sym.partial() {
 			isz = nanMaxAbs(isz, isZ(p.b, p.logZ, p.logZErr))
 		}
 		if finiteP {

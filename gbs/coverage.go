@@ -181,6 +181,8 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 			cp.hi[k] = math.Max(cp.hi[k], v)
 		}
 	}
+	// The draws' relabeled copies are draws of p as well.
+	e.sym.widenRange(cp.lo[:d], cp.hi[:d])
 	return cp
 }
 

@@ -97,8 +97,8 @@ func TestCoverageNecklessFunnel(t *testing.T) {
 		if want := int(math.Ceil(0.1*float64(res.NQ/2))) * 2; dg.CoverageCalls > want+2 || dg.CoverageCalls < want-2 {
 			t.Errorf("the check spent %d log-density calls, want about n_q/10 = %d", dg.CoverageCalls, want)
 		}
-		if want := int64(n + res.NQ + dg.CoverageCalls); res.NCall != want {
-			t.Errorf("NCall = %d, want n + n_q + the check's calls = %d", res.NCall, want)
+		if want := int64(n + res.NQ + dg.CoverageCalls + dg.CensusCalls); res.NCall != want {
+			t.Errorf("NCall = %d, want n + n_q + the check's and the mode census's calls = %d", res.NCall, want)
 		}
 		if !cut {
 			if coverageWarned(res) || !(dg.CoverageFrac <= dg.CoverageLimit) {

@@ -111,6 +111,17 @@ type Diagnostics struct {
 	// largest. NaN when the check did not run or an effective size was
 	// below 100.
 	CoverageKS, CoverageKSLimit, CoverageKSAt float64
+
+	// CensusModes are the local maxima of log p that the mode census
+	// (census.go; with a finite box, Settings.ModeCensus) found where
+	// neither the draws nor the proposal reach, heaviest first (nil:
+	// none, or the census did not run). CensusShortfall is
+	// ln(1 + Σ m/Z) over their Laplace masses m, what ln Z is low by
+	// (0: none found; NaN: the census did not run), and CensusCalls the
+	// log-density calls it spent (included in Result.NCall).
+	CensusModes     []MissedMode
+	CensusShortfall float64
+	CensusCalls     int
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".
@@ -123,7 +134,8 @@ func newDiagnostics() Diagnostics {
 		CrossFitZ: nan, TiltZ: nan, ISZ: nan, HMZ: nan,
 		SignCorr: nan, OutsideShare: nan, PileUpWhere: -1, PileUpRatio: nan,
 		CoverageFrac: nan, CoverageLimit: nan, CoverageWhere: -1,
-		CoverageCovered: nan, CoverageKS: nan, CoverageKSLimit: nan, CoverageKSAt: nan}
+		CoverageCovered: nan, CoverageKS: nan, CoverageKSLimit: nan, CoverageKSAt: nan,
+		CensusShortfall: nan}
 }
 
 // essMin is the effective sample size below which the error bar, which
@@ -184,6 +196,7 @@ func (e *estimation) diagnose() {
 		e.diagnosePileUp,      // pileup.go
 		e.diagnoseConsistency, // consistency.go
 		e.diagnoseCoverage,    // coverage.go, twosample.go
+		e.diagnoseCensus,      // census.go
 	} {
 		check()
 	}

@@ -28,6 +28,9 @@ const (
 	streamCoverageSwapped
 	streamAnneal // the annealed bridge's particles and moves
 	streamAnnealSwapped
+	streamCensus   // the mode census's points over the box
+	streamSymmetry // the symmetry check's draws and the subset of relabelings
+	streamRelabel  // the posterior draws' random relabelings
 )
 
 // Evidence estimates ln Z = ln ∫ p(x) dx of the unnormalized density whose
@@ -62,7 +65,15 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err := e.spotCheck(); err != nil {
 		return nil, err
 	}
+	// Label switching: a posterior invariant under relabeling blocks of
+	// coordinates, whose draws hold one labeling (symmetry.go).
+	if err := e.detectSymmetry(); err != nil {
+		return nil, err
+	}
 	if err := e.estimate(); err != nil {
+		return nil, err
+	}
+	if err := e.runCensus(); err != nil {
 		return nil, err
 	}
 	e.diagnose()
@@ -91,8 +102,16 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 	if err := checkBounds(cfg.Lower, cfg.Upper, s); err != nil {
 		return nil, err
 	}
+	if err := checkCensusBox(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Names != nil && len(cfg.Names) != s.Dim {
 		return nil, fmt.Errorf("gbs: %d coordinate names for d = %d", len(cfg.Names), s.Dim)
+	}
+	for i, g := range cfg.SymmetryGroups {
+		if err := g.check(s.Dim); err != nil {
+			return nil, fmt.Errorf("%w (Settings.SymmetryGroups[%d])", err, i)
+		}
 	}
 	if err := checkMemory(s, &cfg); err != nil {
 		return nil, err
@@ -146,6 +165,11 @@ type estimation struct {
 	cause    string
 	// anneal describes the annealed bridge when it ran (steps 0: not).
 	anneal annealInfo
+	// censusQs are the proposals the estimate used, which the mode
+	// census tests its maxima against.
+	censusQs []Proposal
+	// sym is the symmetry of p the estimate corrects for (nil: none).
+	sym *symmetry
 }
 
 func (e *estimation) logf(format string, args ...any) {
@@ -192,7 +216,7 @@ func (e *estimation) fitProposalFindings(x []float64, stream uint64) (Proposal, 
 	for i, w := range warns {
 		fs[i] = finding(CheckProposalFit, 0, WhereNone, math.NaN(), math.NaN(), "%s", w)
 	}
-	return q, fs, nil
+	return e.sym.wrap(q), fs, nil
 }
 
 // target evaluates the log density that the estimator compares with q:
@@ -304,6 +328,7 @@ func (e *estimation) bridge(warp bool) error {
 	if err != nil {
 		return err
 	}
+	h = e.sym.relabelHalves(h, seed.New(e.cfg.Seed, streamRelabel))
 	if warp || e.cfg.CrossFit == Off {
 		r, err := e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
 		if err != nil {
@@ -359,6 +384,7 @@ func (e *estimation) bridge(warp bool) error {
 // keepPass records a pass's findings and its data for the diagnostics.
 func (e *estimation) keepPass(r bridgePass) {
 	e.found(r.findings...)
+	e.keepProposal(r.q)
 	e.passes = append(e.passes, r.data)
 	if r.cov != nil {
 		if r.data.signA != nil {
@@ -500,7 +526,7 @@ func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, fs *[]F
 	} else {
 		var w []Finding
 		var err error
-		if q, w, err = e.fitProposalFindings(h.fit, fitStream); err != nil {
+		if q, w, err = e.fitProposalFindings(h.fitQ(), fitStream); err != nil {
 			return nil, nil, err
 		}
 		*fs = append(*fs, w...)
@@ -660,6 +686,7 @@ func (e *estimation) importance() error {
 	if err != nil {
 		return err
 	}
+	e.keepProposal(q)
 	nq := e.cfg.NQ
 	if nq == 0 {
 		nq = len(x) / d
@@ -695,10 +722,12 @@ func (e *estimation) harmonic() error {
 	if err != nil {
 		return err
 	}
-	q, err := e.fitProposal(h.fit, streamFit)
+	h = e.sym.relabelHalves(h, seed.New(e.cfg.Seed, streamRelabel))
+	q, err := e.fitProposal(h.fitQ(), streamFit)
 	if err != nil {
 		return err
 	}
+	e.keepProposal(q)
 	np := len(h.use) / d
 	a := make([]float64, np)
 	if h.useLogP != nil {

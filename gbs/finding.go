@@ -43,6 +43,9 @@ const (
 	CheckStanRewrite Check = 24 // a Stan program's ~ statements rewritten
 	// About the draws, from the ensemble sampler's own run.
 	CheckEnsembleSampler Check = 25 // the ensemble sampler's warnings
+	// About the estimate.
+	CheckSymmetry   Check = 26 // label switching found and corrected
+	CheckMissedMode Check = 27 // a mode of p no draw visited
 )
 
 // Kind says what a finding is about, and so whether it is a warning.
@@ -182,6 +185,12 @@ var checkTable = map[Check]CheckInfo{
 	CheckEnsembleSampler: {"ensemble-sampler", KindDraws, "the ensemble sampler reported a problem with its run",
 		"a low acceptance fraction, stuck walkers or a run shorter than 50 autocorrelation times: the draws may not represent p",
 		"run the sampler longer, with more walkers, or from better starting points"},
+	CheckSymmetry: {"symmetry", KindInfo, "log p is invariant under relabeling blocks of coordinates that the draws hold in one labeling",
+		"the posterior has copies that differ only in labels (exchangeable mixture components) and the chains stayed in one: ln Z was computed with the proposal averaged over the relabelings and the draws relabeled at random, which is exact whether the copies are apart or overlap (without it ln Z would be low by up to ln K!)",
+		"nothing; the message names the relabeling found (symmetry=\"off\" turns the correction off)"},
+	CheckMissedMode: {"missed-mode", KindEstimate, "log p has a mode that no draw visited",
+		"the mode census found a local maximum of log p in the box where neither the draws nor the proposal reach: ln Z is low by about ln(1 + m/Z) for its mass m (information when that is within the error bar)",
+		"run chains from the mode the message names or from starts dispersed over the box (the pipeline does), or exclude it by the bounds if it is not part of the model"},
 	CheckStanRewrite: {"stan-rewrite", KindInfo, "the Stan program's ~ statements were rewritten",
 		"~ drops the constants ln Z needs; the program was rebuilt with target += statements, checked to differ from the original by one constant at the draws",
 		"nothing; write target += in the model to skip the rebuild"},

@@ -2,6 +2,8 @@ package gbs
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -132,5 +134,54 @@ func TestMessageCoverage(t *testing.T) {
 	st.frac, st.covered = 0.015, 0.95
 	if f := coverageFinding(st, 0, "x1", 0.01); f.Kind != KindInfo || !strings.Contains(f.Message, "under-represent a small part of p") {
 		t.Errorf("accounted for: %s finding %q", f.Kind, f.Message)
+	}
+}
+
+// The missed-mode finding names the mode's coordinates (by
+// Settings.Names), its mass and what ln Z is low by; within censusZ error
+// bars it is information.
+func TestMessageMissedMode(t *testing.T) {
+	for _, tc := range []struct {
+		logZErr float64
+		kind    Kind
+	}{{0.001, KindEstimate}, {1, KindInfo}} {
+		e := &estimation{s: &Samples{Dim: 2}, cfg: Settings{Names: []string{"mu", "sigma"}}, res: &Result{LogZErr: tc.logZErr}}
+		e.diag.CensusModes = []MissedMode{{X: []float64{-5, 2.5}, LogMass: 0}}
+		e.diag.CensusShortfall = math.Log(2)
+		e.diagnoseCensus()
+		if len(e.findings) != 1 || e.findings[0].Check != CheckMissedMode || e.findings[0].Kind != tc.kind {
+			t.Fatalf("σ %g: findings %v, want one missed-mode of kind %v", tc.logZErr, e.findings, tc.kind)
+		}
+		m := e.findings[0].Message
+		t.Log(m)
+		for _, want := range []string{"mu = -5, sigma = 2.5", "mass about 1 Z", "ln(1 + m/Z) = 0.693"} {
+			if !strings.Contains(m, want) {
+				t.Errorf("want %q in %q", want, m)
+			}
+		}
+	}
+}
+
+// The symmetry note names the relabeling by the coordinates' names, says
+// how ln Z used it, and says when only a subset of relabelings was
+// averaged over.
+func TestMessageSymmetry(t *testing.T) {
+	e := &estimation{cfg: Settings{Names: []string{"mu[0]", "mu[1]", "sigma[0]", "sigma[1]"}}}
+	e.sym = newSymmetry(4, []symGroup{{blocks: Blocks{{0, 2}, {1, 3}}, overlap: 0.01}}, nil)
+	m := e.symmetryNote().Message
+	t.Log(m)
+	for _, want := range []string{"(mu[0], sigma[0]) ↔ (mu[1], sigma[1])", "all 2 relabelings", "ln 2"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("want %q in %q", want, m)
+		}
+	}
+	e = &estimation{}
+	e.sym = newSymmetry(6, []symGroup{{blocks: Blocks{{0}, {1}, {2}, {3}, {4}, {5}}, overlap: 0}}, rand.New(rand.NewPCG(1, 1)))
+	m = e.symmetryNote().Message
+	t.Log(m)
+	for _, want := range []string{"coordinate 0 ↔ coordinate 1", "a random 24 of the 720 relabelings", "error bar"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("want %q in %q", want, m)
+		}
 	}
 }

@@ -116,6 +116,31 @@ type Settings struct {
 	// and cost.
 	Anneal Switch
 
+	// ModeCensus: Auto runs the mode census when Lower and Upper bound
+	// every coordinate (a finite box), On the same but makes a box that
+	// is not finite an error, Off skips it. The census climbs log p from
+	// points spread over the box and from draws of a widened proposal,
+	// looking for modes that no draw visited (check missed-mode,
+	// Diagnostics.CensusModes). It costs a few thousand log-density
+	// calls at small d (census.go states the budget), counted in
+	// Result.NCall.
+	ModeCensus Switch
+	// Symmetry: Auto looks for relabelings of blocks of coordinates
+	// (exchangeable mixture components) under which log p is invariant
+	// while the draws hold one labeling, and corrects ln Z by averaging
+	// the proposal over them (symmetry.go; a CheckSymmetry finding says
+	// what was found). It tests SymmetryGroups first, then pairs of
+	// coordinates and block layouts for d up to 256, at a cost of at
+	// most 64 log-density calls plus 32 per generator of a group that
+	// passes. On also symmetrizes when the draws already cover the
+	// relabelings alike; Off never looks.
+	Symmetry Switch
+	// SymmetryGroups are candidate symmetries (see Blocks), for example
+	// an adapter's variables of one length K; each is used only if log p
+	// is invariant under it at the draws. Groups may share coordinates:
+	// the finest verified ones are used, disjoint.
+	SymmetryGroups []Blocks
+
 	// Names optionally names the d coordinates in messages (nil: by
 	// number, "coordinate k"); an adapter passes the model's variable
 	// names, such as "mu" or "theta[3]".
@@ -152,7 +177,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 	for _, sw := range []struct {
 		s    Switch
 		name string
-	}{{out.CrossFit, "CrossFit"}, {out.CoverageCheck, "CoverageCheck"}, {out.Anneal, "Anneal"}} {
+	}{{out.CrossFit, "CrossFit"}, {out.CoverageCheck, "CoverageCheck"}, {out.Anneal, "Anneal"},
+		{out.ModeCensus, "ModeCensus"}, {out.Symmetry, "Symmetry"}} {
 		if err := sw.s.Check("gbs: Settings." + sw.name); err != nil {
 			return out, err
 		}

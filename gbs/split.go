@@ -12,12 +12,24 @@ type halves struct {
 	use       []float64 // row-major draws for the estimator, chain after chain
 	useLogP   []float64 // known log p of the use half; nil if unknown
 	nchains   int       // chains in the use half
+	// fitRaw and useRaw are the halves before a symmetry's random
+	// relabeling (nil: not relabeled): q is fitted on draws as the
+	// chains gave them, one labeling, which it fits best.
+	fitRaw, useRaw []float64
+}
+
+// fitQ returns the draws q is fitted on.
+func (h halves) fitQ() []float64 {
+	if h.fitRaw != nil {
+		return h.fitRaw
+	}
+	return h.fit
 }
 
 // swapped returns the split with the roles of the halves exchanged.
 func (h halves) swapped() halves {
 	return halves{fit: h.use, fitLogP: h.useLogP, fitChains: h.nchains,
-		use: h.fit, useLogP: h.fitLogP, nchains: h.fitChains}
+		use: h.fit, useLogP: h.fitLogP, nchains: h.fitChains, fitRaw: h.useRaw, useRaw: h.fitRaw}
 }
 
 // splitHalves splits by chains when there are several (the first half of

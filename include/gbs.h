@@ -293,6 +293,31 @@ typedef int (*gbs_log_density_grad_fn)(const double *x, int64_t d,
 #define GBS_ANNEAL_OFF 1  /* never: the direct bridge, as in Jia & Seljak */
 #define GBS_ANNEAL_ON 2   /* always (bridge method) */
 
+/* The mode census (gbs_evidence_options.mode_census; docs/diagnostics.md,
+ * "missed-mode"): where lower and upper bound every coordinate, log p is
+ * climbed from points spread over the box and from draws of a widened
+ * proposal, and a local maximum that neither the draws nor the proposal
+ * reach is a finding (GBS_CHECK_MISSED_MODE) naming where it is and what
+ * ln Z misses.  A few thousand log-density calls at small d, counted in
+ * ncall. */
+#define GBS_MODE_CENSUS_AUTO 0 /* on when the box is finite.  Default */
+#define GBS_MODE_CENSUS_OFF 1  /* off */
+#define GBS_MODE_CENSUS_ON 2   /* on; a box that is not finite is an error */
+/* Label switching (gbs_evidence_options.symmetry; docs/diagnostics.md,
+ * "symmetry"): relabelings of blocks of coordinates (exchangeable mixture
+ * components) under which log p is unchanged at 32 draws, while the draws
+ * hold one labeling.  ln Z then uses the proposal averaged over the
+ * relabelings and the draws relabeled at random, and a GBS_CHECK_SYMMETRY
+ * finding says what was found.  The search tests the groups given
+ * (symmetry_groups) first, then pairs of coordinates and block layouts for d up
+ * to 256: at most 65 log-density calls, plus 32 per generator of a group
+ * that passes, counted in ncall. */
+#define GBS_SYMMETRY_AUTO 0 /* correct where the draws hold one labeling.
+                               Default */
+#define GBS_SYMMETRY_OFF 1  /* never look */
+#define GBS_SYMMETRY_ON 2   /* also average where the draws already cover
+                               the relabelings alike */
+
 /* gbs_evidence_options.independent: what the chains are.  Any other
  * non-zero value means GBS_DRAWS_INDEPENDENT, as before these names. */
 #define GBS_DRAWS_CHAINS 0      /* MCMC chains (default) */
@@ -345,6 +370,22 @@ typedef struct gbs_evidence_options {
                           coordinates ("mu", "theta[3]"), which messages use
                           instead of "coordinate k"; read during the call
                           only.  ABI version 4 */
+  int32_t mode_census; /* GBS_MODE_CENSUS_*; default auto.  A size from an
+                          older header (up to names) means auto */
+  int32_t symmetry;    /* GBS_SYMMETRY_*; default auto.  A size from an
+                          older header (up to mode_census) is accepted
+                          and means auto with no groups given */
+  const int64_t *symmetry_groups; /* NULL, or candidate symmetries, group
+                          after group: K (blocks, at least 2), L (their
+                          length, at least 1), then the K blocks' L
+                          coordinates (0-based) block after block.  log p
+                          must be unchanged when the blocks' values are
+                          exchanged, position by position: {2, 1, 0, 1}
+                          exchanges coordinates 0 and 1; {2, 2, 0, 2, 1, 3}
+                          exchanges (x0, x2) with (x1, x3).  Each group is
+                          checked at the draws before use; read during the
+                          call only */
+  int64_t n_symmetry_groups; /* number of int64 values at symmetry_groups */
 } gbs_evidence_options;
 
 /* The report of an evidence or pipeline call (opaque; see "Reports"). */
@@ -976,6 +1017,8 @@ int gbs_nuts_evidence_batch(gbs_log_density_grad_batch_fn f, void *user,
 #define GBS_CHECK_PROPOSAL_FIT 23       /* the proposal's fit */
 #define GBS_CHECK_STAN_REWRITE 24       /* Stan's ~ statements rewritten */
 #define GBS_CHECK_ENSEMBLE_SAMPLER 25   /* the ensemble sampler's warnings */
+#define GBS_CHECK_SYMMETRY 26           /* label switching found, corrected */
+#define GBS_CHECK_MISSED_MODE 27        /* a mode of p no draw visited */
 
 /* What a finding is about (gbs_finding.kind). */
 #define GBS_KIND_DRAWS 1    /* a warning about the draws */
@@ -1035,6 +1078,10 @@ typedef struct gbs_diagnostics_ext {
   double coverage_ks_at;     /* log p where it is largest */
   int64_t anneal_steps;      /* rungs of the annealed bridge (0: not used) */
   int64_t anneal_calls;      /* its log-density calls (in ncall) */
+  int64_t census_modes;      /* modes the mode census found unvisited */
+  double census_shortfall;   /* ln(1 + sum m/Z) over their masses: what
+                                ln Z is low by (0: none; NaN: no census) */
+  int64_t census_calls;      /* its log-density calls (in ncall) */
 } gbs_diagnostics_ext;
 
 /* What a pipeline's sampler did (gbs_report_sampling); zero n_chains for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gbs-evidence/gbs/gbs"
@@ -107,6 +108,10 @@ type Result struct {
 	// because the draws of a shorter one had not mixed, diverged often or
 	// were warned about by the evidence (Settings.RetryDrawsFactor).
 	Lengthened bool
+	// Restarted reports whether the draws come from a run whose chains
+	// were started at modes of p that the evidence's mode census found
+	// unvisited (gbs.CheckMissedMode), made once.
+	Restarted bool
 	// GradCalls counts the sampler's log-density-and-gradient evaluations
 	// over every run; LogDensityCalls counts the evidence stage's
 	// log-density evaluations over every evidence run.
@@ -283,6 +288,21 @@ func (st *state) repair(draws *nuts.Result) (*gbs.Result, error) {
 			if res, err = st.evidence(draws); err != nil {
 				return nil, err
 			}
+			if again, ok := st.censusStarts(res, draws); ok {
+				// Modes no chain visited: start chains there, so that
+				// the global moves' flow sees every mode and sets the
+				// weights.
+				st.out.LogDensityCalls += res.NCall
+				var err error
+				if draws, err = st.sampleAgain(again, "sampling again from the modes the census found"); err != nil {
+					return nil, err
+				}
+				st.rerun("the evidence's mode census found %d mode(s) of p that no chain visited (ln Z low by about %.3g), "+
+					"so the chains were run again, some started at those modes; the draws come from that run",
+					len(res.Diagnostics.CensusModes), res.Diagnostics.CensusShortfall)
+				st.out.Restarted, res = true, nil
+				continue
+			}
 			drawWarnings := res.DrawWarnings()
 			if len(drawWarnings) == 0 && res.Warns(gbs.CheckCoverage) && st.retry > st.out.TargetAccept {
 				// The chains missed mass of p that ln Z does not account
@@ -330,6 +350,30 @@ func (st *state) repair(draws *nuts.Result) (*gbs.Result, error) {
 		return res, nil
 	}
 	return st.evidence(draws)
+}
+
+// censusStarts returns the sampler's settings for a run whose chains
+// start at the modes the evidence's census found unvisited (and ok),
+// when it warned about them and no such run was made yet: with k modes,
+// every (k+1)-th chain continues from its last draw, the others start at
+// the modes in turn.
+func (st *state) censusStarts(res *gbs.Result, draws *nuts.Result) (nuts.Settings, bool) {
+	modes := res.Diagnostics.CensusModes
+	if st.out.Restarted || !res.Warns(gbs.CheckMissedMode) || len(modes) == 0 {
+		return nuts.Settings{}, false
+	}
+	again := st.cfg.Sampler
+	again.TargetAccept = st.out.TargetAccept
+	k := len(modes)
+	again.Init = make([][]float64, len(draws.Draws))
+	for c, ch := range draws.Draws {
+		if i := c % (k + 1); i > 0 {
+			again.Init[c] = slices.Clone(modes[i-1].X)
+		} else {
+			again.Init[c] = slices.Clone(ch[len(ch)-st.d:])
+		}
+	}
+	return again, true
 }
 
 // lengthened returns s with its warm-up and draws per chain multiplied by

@@ -10,6 +10,11 @@ they came from:
 
 Main entry points
 -----------------
+run(log_prob_and_grad, x0, ...) -> Result
+    Without a sampler of your own: NUTS draws and ln Z from them in one
+    call, with the library's repairs (reruns after divergences, longer
+    chains when they have not mixed, global moves); the draws are
+    Result.samples.
 evidence(log_prob, samples, ...) -> Result
     ln Z from an (n, d) or 3-d array of draws, an emcee EnsembleSampler,
     an ArviZ InferenceData, or what sample / sample_ensemble return.
@@ -60,9 +65,10 @@ from .compare import BayesFactor, Comparison, bayes_factor, compare, error_measu
 from .evidence import evidence
 from .flow import Flow
 from .result import Diagnostics, ErrorMeasures, Result
+from .pipeline import run
 from .sampling import Samples, sample, sample_ensemble
 
-__all__ = ["evidence", "from_pymc", "from_numpyro", "from_stan", "bayes_factor", "compare", "Comparison",
+__all__ = ["run", "evidence", "from_pymc", "from_numpyro", "from_stan", "bayes_factor", "compare", "Comparison",
            "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
            "GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "Result", "Flow",
            "Finding", "CheckInfo", "checks",

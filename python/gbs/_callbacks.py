@@ -140,6 +140,8 @@ class GradCallback(Callback):
             _c_double.from_address(logp_addr).value = lp
             _view(grad_addr, d)[:] = g.reshape(d)
             self.calls += 1
+            if self.progress is not None:
+                self.progress.update(1)
             return 0
         except BaseException as exc:
             self._active = None
@@ -152,10 +154,12 @@ class GradBatchCallback(Callback):
     gbs_log_density_grad_batch_fn: the chains' current points in one call.
     """
 
-    def __init__(self, fn, name="log_prob_and_grad"):
+    def __init__(self, fn, name="log_prob_and_grad", interruptible=True):
         super().__init__()
         self.fn = fn
         self.name = name
+        # False when fn waits on a pool (see BatchCallback).
+        self.interruptible = interruptible
         self.cfunc = _lib.LOG_DENSITY_GRAD_BATCH_FN(self)
 
     def __call__(self, x_addr, n, d, logp_addr, grad_addr, _user):
@@ -163,7 +167,8 @@ class GradBatchCallback(Callback):
             if self.stop.is_set():
                 raise KeyboardInterrupt
             x = _view(x_addr, n * d).reshape(n, d).copy()
-            self._active = threading.get_ident()
+            if self.interruptible:
+                self._active = threading.get_ident()
             ret = self.fn(x)
             self._active = None
             try:
@@ -185,6 +190,8 @@ class GradBatchCallback(Callback):
             _view(grad_addr, n * d).reshape(n, d)[:] = g
             self.calls += n
             self.batches += 1
+            if self.progress is not None:
+                self.progress.update(n)
             return 0
         except BaseException as exc:
             self._active = None

@@ -63,7 +63,9 @@ class EvidenceOptions(Structure):
                 ("seed", c_uint64), ("f_err", c_double), ("f_eva", c_double),
                 ("lower", _dp), ("upper", _dp), ("cancel", c_void_p),
                 ("cross_fit", c_int32), ("coverage_check", c_int32),
-                ("anneal", c_int32), ("reserved", c_int32), ("names", POINTER(c_char_p))]
+                ("anneal", c_int32), ("reserved", c_int32), ("names", POINTER(c_char_p)),
+                ("mode_census", c_int32), ("symmetry", c_int32),
+                ("symmetry_groups", POINTER(c_int64)), ("n_symmetry_groups", c_int64)]
 
 
 class TracePoint(Structure):
@@ -116,7 +118,8 @@ class CDiagnosticsExt(Structure):
                 ("pile_up_ratio", c_double), ("coverage_covered", c_double),
                 ("coverage_ks", c_double), ("coverage_ks_limit", c_double),
                 ("coverage_ks_at", c_double), ("anneal_steps", c_int64),
-                ("anneal_calls", c_int64)]
+                ("anneal_calls", c_int64), ("census_modes", c_int64),
+                ("census_shortfall", c_double), ("census_calls", c_int64)]
 
 
 class CSampling(Structure):
@@ -165,6 +168,11 @@ DRAWS_ENSEMBLE = 2
 
 # gbs_evidence_options.anneal (GBS_ANNEAL_*).
 ANNEAL = {"auto": 0, "off": 1, "on": 2}
+
+# gbs_evidence_options.mode_census (GBS_MODE_CENSUS_*).
+MODE_CENSUS = {"auto": 0, "off": 1, "on": 2}
+# gbs_evidence_options.symmetry (GBS_SYMMETRY_*).
+SYMMETRY = {"auto": 0, "off": 1, "on": 2}
 
 
 # gbs_nuts_options.global_moves (GBS_GLOBAL_*).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -14,6 +14,29 @@ from . import _lib
 from ._arrays import bounds_arrays, check_seed, integer, positive_int, ptr, seed_value
 
 ProgressArg = Union[bool, Callable[[str], Any]]
+Groups = Tuple[Tuple[Tuple[int, ...], ...], ...]
+
+
+def symmetry_groups_arg(groups: Any) -> Optional[Groups]:
+    """``symmetry_groups`` checked: a sequence of groups, each a sequence
+    of K >= 2 blocks, each block a coordinate index or a sequence of L
+    indices (one L per group). ``[[0, 1]]`` exchanges coordinates 0 and 1;
+    ``[[[0, 2], [1, 3]]]`` exchanges (x0, x2) with (x1, x3)."""
+    if groups is None:
+        return None
+    out = []
+    for gi, g in enumerate(groups):
+        try:
+            blocks = tuple(tuple(integer(k, "symmetry_groups[%d]" % gi) for k in
+                                 (b if isinstance(b, (list, tuple, np.ndarray)) else [b])) for b in g)
+        except TypeError:
+            raise TypeError("symmetry_groups[%d] must be a sequence of blocks (coordinate indices or "
+                            "sequences of them), not %r" % (gi, g)) from None
+        if len(blocks) < 2 or len({len(b) for b in blocks}) != 1 or not blocks[0]:
+            raise ValueError("symmetry_groups[%d] must hold at least 2 blocks of one non-zero length, "
+                             "not %r" % (gi, g))
+        out.append(blocks)
+    return tuple(out)
 
 
 @dataclass
@@ -38,6 +61,9 @@ class EvidenceSettings:
     cross_fit: bool = True
     coverage_check: bool = True
     anneal: str = "auto"
+    mode_census: str = "auto"
+    symmetry: str = "auto"
+    symmetry_groups: Optional[Groups] = None  # checked: groups of blocks of coordinates
     name: Optional[str] = None  # Result.name
     repetitions: int = 1        # independent proposal sets
 
@@ -48,7 +74,9 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
                    ncall: Optional[int] = None, batch_size: Optional[int] = None,
                    f_err: Optional[float] = None, f_eva: Optional[float] = None,
                    cross_fit: bool = True, coverage_check: bool = True, anneal: str = "auto",
-                   name: Optional[str] = None, repetitions: int = 1) -> EvidenceSettings:
+                   symmetry: str = "auto", symmetry_groups: Any = None,
+                   name: Optional[str] = None, repetitions: int = 1,
+                   mode_census: str = "auto") -> EvidenceSettings:
     """The estimator's keyword arguments, checked: a ValueError or
     TypeError naming the argument for a bad one. Adapters pass their
     ``**evidence_kwargs`` here, so an unknown name is a TypeError."""
@@ -56,6 +84,11 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
         raise ValueError("method must be one of %s, not %r" % (", ".join(map(repr, _lib.METHODS)), method))
     if anneal not in _lib.ANNEAL:
         raise ValueError("anneal must be one of %s, not %r" % (", ".join(map(repr, _lib.ANNEAL)), anneal))
+    if mode_census not in _lib.MODE_CENSUS:
+        raise ValueError("mode_census must be one of %s, not %r"
+                         % (", ".join(map(repr, _lib.MODE_CENSUS)), mode_census))
+    if symmetry not in _lib.SYMMETRY:
+        raise ValueError("symmetry must be one of %s, not %r" % (", ".join(map(repr, _lib.SYMMETRY)), symmetry))
     discard_i = integer(discard, "discard")
     if discard_i < 0:
         raise ValueError("discard must be an integer >= 0, not %r" % (discard,))
@@ -72,7 +105,8 @@ def check_settings(method: str = "bridge", n_q: Optional[int] = None, seed: Any 
         progress=progress, discard=discard_i, thin=positive_int(thin, "thin", allow_none=False),
         independent=bool(independent), ncall=ncall, batch_size=positive_int(batch_size, "batch_size"),
         f_err=float(f_err or 0), f_eva=float(f_eva or 0), cross_fit=bool(cross_fit),
-        coverage_check=bool(coverage_check), anneal=anneal, name=None if name is None else str(name),
+        coverage_check=bool(coverage_check), anneal=anneal, mode_census=mode_census, symmetry=symmetry,
+        symmetry_groups=symmetry_groups_arg(symmetry_groups), name=None if name is None else str(name),
         repetitions=positive_int(repetitions, "repetitions", allow_none=False))
 
 
@@ -104,6 +138,16 @@ class PackedOptions:
         opt.cross_fit = 0 if s.cross_fit else 1
         opt.coverage_check = 0 if s.coverage_check else 1
         opt.anneal = _lib.ANNEAL[s.anneal]
+        opt.mode_census = _lib.MODE_CENSUS[s.mode_census]
+        opt.symmetry = _lib.SYMMETRY[s.symmetry]
+        self.groups: Optional[np.ndarray] = None
+        if s.symmetry_groups:
+            flat = []
+            for g in s.symmetry_groups:
+                flat += [len(g), len(g[0])] + [k for b in g for k in b]
+            self.groups = np.ascontiguousarray(flat, dtype=np.int64)
+            opt.symmetry_groups = self.groups.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
+            opt.n_symmetry_groups = len(flat)
         opt.cancel = self.token.handle
         # The library names the coordinates in its messages by labels.
         self.names: Any = None

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ._values import batch_values, callback_name, scalar_value
+from ._values import batch_values, callback_name, real_value, scalar_value
 
 _POLL = 0.05  # seconds
 
@@ -23,20 +23,45 @@ _POLL = 0.05  # seconds
 class Task:
     """One chunk of points through the user's log_prob; picklable when
     log_prob, args and kwargs are (define log_prob at module level for
-    spawn or forkserver pools; dask pickles closures too)."""
+    spawn or forkserver pools; dask pickles closures too). With ``grad``
+    the function is a log_prob_and_grad and a task returns (log p,
+    gradients), shapes (m,) and (m, d)."""
 
-    def __init__(self, log_prob, args, kwargs, vectorize):
+    def __init__(self, log_prob, args, kwargs, vectorize, grad=False):
         self.log_prob, self.args, self.kwargs = log_prob, tuple(args), dict(kwargs)
         self.vectorize = vectorize
-        self.name = callback_name("log_prob", log_prob)
+        self.grad = grad
+        self.name = callback_name("log_prob_and_grad" if grad else "log_prob", log_prob)
 
     def __call__(self, x):
+        if self.grad:
+            return self._with_grad(x)
         if self.vectorize:
             return batch_values(self.log_prob(x, *self.args, **self.kwargs), x, self.name)
         out = np.empty(len(x))
         for i, row in enumerate(x):
             out[i] = scalar_value(self.log_prob(row, *self.args, **self.kwargs), row, self.name)
         return out
+
+    def _with_grad(self, x):
+        if self.vectorize:
+            lp, g = _pair(self.log_prob(x, *self.args, **self.kwargs), self.name)
+            return batch_values(lp, x, self.name), np.asarray(g, dtype=np.float64).reshape(x.shape)
+        out, grad = np.empty(len(x)), np.empty(x.shape)
+        for i, row in enumerate(x):
+            lp, g = _pair(self.log_prob(row, *self.args, **self.kwargs), self.name)
+            out[i] = real_value(lp, row, self.name)
+            grad[i] = np.asarray(g, dtype=np.float64).reshape(x.shape[1])
+        return out, grad
+
+
+def _pair(ret, name):
+    """A log_prob_and_grad's (log p, gradient), or a TypeError naming it."""
+    try:
+        lp, g = ret
+    except (TypeError, ValueError):
+        raise TypeError("%s must return (log p, gradient), got %r" % (name, type(ret).__name__)) from None
+    return lp, g
 
 
 def _start_method(pool):
@@ -71,7 +96,7 @@ class PoolEvaluator:
     """``(x, out, stop)``: log p of the (n, d) points x into out, through
     pool; raises KeyboardInterrupt soon after stop is set."""
 
-    def __init__(self, pool, log_prob, args, kwargs, vectorize):
+    def __init__(self, pool, log_prob, args, kwargs, vectorize, grad=False):
         if not hasattr(pool, "map") and not hasattr(pool, "submit"):
             raise TypeError("pool must have a map method (a multiprocessing pool, a "
                             "concurrent.futures executor or a dask.distributed Client), "
@@ -83,7 +108,7 @@ class PoolEvaluator:
                 "multiprocessing.get_context('spawn') or 'forkserver'.",
                 RuntimeWarning, stacklevel=4)
         self.pool = pool
-        self.task = Task(log_prob, args, kwargs, vectorize)
+        self.task = Task(log_prob, args, kwargs, vectorize, grad)
         self.chunks = 4 * _workers(pool)
         if _is_dask_client(pool):
             self._run = self._dask
@@ -95,11 +120,16 @@ class PoolEvaluator:
         else:
             self._run = self._map
 
-    def __call__(self, x, out, stop):
+    def __call__(self, x, out, stop, grad=None):
+        """log p of the points x into out (and with a grad task, their
+        gradients into grad, shape (n, d))."""
         parts = np.array_split(x, min(len(x), self.chunks))
         results = self._run(parts, stop)
         i = 0
         for part, values in zip(parts, results):
+            if grad is not None:
+                values, g = values
+                grad[i:i + len(part)] = g
             values = np.asarray(values, dtype=np.float64).reshape(-1)
             if len(values) != len(part):
                 raise ValueError("the pool returned %d values for %d points" % (len(values), len(part)))

@@ -18,6 +18,7 @@ from ._progress import Progress
 from ._samples import draws_of, emcee_arguments, is_inference_data, is_xarray_dataset, normalize
 from ._values import batch_values, callback_name, scalar_value
 from ._findings import take_report
+from ._memory import empty
 from .result import REPETITION_DTYPE, Diagnostics, Result
 
 __all__ = ["evidence", "estimate", "batch_function", "draws_of"]
@@ -34,8 +35,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
              thin: int = 1, independent: bool = False, ncall: Optional[int] = None,
              batch_size: Optional[int] = None, f_err: Optional[float] = None,
              f_eva: Optional[float] = None, cross_fit: bool = True,
-             coverage_check: bool = True, anneal: str = "auto", name: Optional[str] = None,
-             repetitions: int = 1, strict: bool = False) -> Result:
+             coverage_check: bool = True, anneal: str = "auto", symmetry: str = "auto",
+             symmetry_groups: Optional[Sequence[Any]] = None, name: Optional[str] = None,
+             repetitions: int = 1, strict: bool = False, mode_census: str = "auto") -> Result:
     """Estimate the evidence ln Z = ln ∫ p(x) dx of an unnormalized density
     from draws of it.
 
@@ -188,6 +190,39 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
         as at d = 1000 with 2·10^4 draws; "off" never (the direct bridge,
         as in the paper); "on" always. ``Result.info`` says when it ran,
         with its rungs and calls.
+    mode_census : {"auto", "off", "on"}, default "auto"
+        The mode census, when ``bounds`` gives every coordinate a finite
+        box: log p is climbed from points spread over the box and from
+        draws of a widened proposal, and a local maximum that neither the
+        draws nor the proposal reach raises a ``GbsWarning`` with
+        ``check == "missed-mode"`` naming where it is and what ln Z is
+        low by (its mass by a Laplace approximation). A few thousand
+        log-density calls at small d (counted in ``ncall``); its numbers
+        are ``diagnostics.census_*``. "auto" runs it when the box is
+        finite, "on" makes a box that is not an error, "off" skips it.
+    symmetry : {"auto", "off", "on"}, default "auto"
+        Label switching. "auto" looks for relabelings of blocks of
+        coordinates (a mixture's exchangeable components) under which
+        ``log_prob`` is unchanged at 32 draws while the draws hold one
+        labeling, as every sampler's chains do; ln Z then averages q over
+        the K! relabelings and relabels each draw at random, which is
+        exact whether the copies of the mode are apart or overlap
+        (without it ln Z is low by up to ln K!). ``Result.info`` says
+        what was found (check ``"symmetry"``). It tests
+        ``symmetry_groups`` first, then pairs of coordinates and block
+        layouts up to d = 256, at most 65 log-density calls where nothing
+        is found. "on" also averages where the draws already cover the
+        relabelings alike; "off" never looks.
+    symmetry_groups : sequence, optional
+        Candidate symmetries, each a sequence of K >= 2 blocks of one
+        length; a block is a coordinate index or a sequence of them.
+        ``[[0, 1, 2]]``: coordinates 0, 1, 2 are exchangeable;
+        ``[[[0, 2], [1, 3]]]``: (x0, x2) and (x1, x3) are, as the (mean,
+        scale) of two components laid out [μ1, μ2, σ1, σ2]. Each is used
+        only if ``log_prob`` is unchanged under it at the draws; groups
+        may overlap (the finest that hold are used). :func:`gbs.from_pymc`
+        and :func:`gbs.from_numpyro` pass the model's vector variables of
+        one length.
     name : str, optional
         The model's name, kept as ``Result.name``: :func:`gbs.compare` and
         :func:`gbs.bayes_factor` label the model with it.
@@ -270,8 +305,9 @@ def evidence(log_prob: Callable[..., Any], samples: Any = None, *, log_prob_samp
     settings = check_settings(method=method, n_q=n_q, seed=seed, bounds=bounds, pool=pool,
                               progress=progress, discard=discard, thin=thin, independent=independent,
                               ncall=ncall, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
-                              cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal, name=name,
-                              repetitions=repetitions)
+                              cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal,
+                              symmetry=symmetry, symmetry_groups=symmetry_groups, name=name,
+                              repetitions=repetitions, mode_census=mode_census)
     dr = normalize(samples, log_prob_samples, chain_axis, settings.discard, settings.thin, var_names)
     if dr.ensemble:
         settings = dataclasses.replace(settings, ensemble=True)
@@ -428,23 +464,74 @@ def _estimate_once(batch_fn: Callable[[np.ndarray, np.ndarray], None], x: np.nda
                 raise
             raise better from e
         finally:
-            # The lists are the report's messages again: only the report is read.
-            _lib.take_warnings(res.warnings, res.n_warnings)
-            _lib.take_warnings(res.info, res.n_info)
-            res.warnings = res.info = None
+            drop_lists(res)
+    result, _ = result_from_c(res, trace, packed, labels, (nc, nd, d))
+    set_context(result, x, packed, settings.independent, labels)
+    return result
+
+
+def drop_lists(res: Any) -> None:
+    """Free the warning and info lists of a gbs_result: they are the
+    report's messages again, and only the report is read."""
+    _lib.take_warnings(res.warnings, res.n_warnings)
+    _lib.take_warnings(res.info, res.n_info)
+    res.warnings = res.info = None
+
+
+def result_from_c(res: Any, trace: Any, packed: PackedOptions, labels: Optional[Sequence[str]],
+                  shape: Optional[Tuple[int, int, int]] = None, sampling: bool = False
+                  ) -> Tuple[Result, Any]:
+    """The Result of a filled gbs_result (its lists dropped) and its trace
+    buffer, with the draws of the given (chains, draws, d) shape. The
+    report is freed; with ``sampling`` (a pipeline's report), its sampling
+    facts, draws, log p and chain statistics are read first and returned
+    as (CSampling, draws, logp, stats), else None, and the shape is that
+    of the pipeline's draws."""
+    taken = None
+    if sampling and res.report:
+        try:
+            taken = _take_sampling(res.report)
+        except BaseException:
+            _lib.lib.gbs_report_free(res.report, None)
+            res.report = None
+            raise
     findings, ext, summary = take_report(res.report, labels)
     res.report = None
     k = min(res.n_trace, _TRACE_CAP)
     tr = [(trace[i].n_q, trace[i].logz, trace[i].logzerr) for i in range(k)]
+    if shape is None:
+        shape = taken[1].shape if taken is not None else (0, 0, 0)
+    nc, nd, d = shape
     result = Result(res.logz, res.logzerr, res.ncall, res.n_p, res.n_q, res.tau, res.re2_p,
                     res.re2_q, _lib.METHOD_NAMES.get(res.method, str(res.method)), findings, tr,
                     seed=packed.seed, n_chains=nc, n_draws=nd, dim=d,
                     diagnostics=Diagnostics.from_c(res.diagnostics, labels, ext, summary))
+    return result, taken
+
+
+def _take_sampling(report: Any) -> Tuple[Any, np.ndarray, np.ndarray, Any]:
+    """A pipeline report's sampling facts (gbs_report_sampling) and its
+    draws, log p and chain statistics (gbs_report_draws)."""
+    facts = _lib.new_struct(_lib.CSampling)
+    _lib.call(_lib.lib.gbs_report_sampling, report, ctypes.byref(facts))
+    nc, nd, d = facts.n_chains, facts.n_draws, facts.d
+    what = "the pipeline's %d chains x %d draws of dimension %d" % (nc, nd, d)
+    draws = empty((nc, nd, d), what)
+    logp = empty((nc, nd), what)
+    stats = (_lib.NutsChainStats * nc)()
+    for st in stats:
+        st.size = ctypes.sizeof(_lib.NutsChainStats)
+    _lib.call(_lib.lib.gbs_report_draws, report, ptr(draws), ptr(logp), stats)
+    return facts, draws, logp, stats
+
+
+def set_context(result: Result, x: np.ndarray, packed: PackedOptions, independent: bool,
+                labels: Optional[Sequence[str]]) -> None:
+    """What Result.proposal_draws and Result.plot need: the draws and the
+    options the estimate was made with."""
     result._context = {"x": x, "seed": packed.seed, "lower": packed.lower, "upper": packed.upper,
-                       "options": packed,
-                       "independent": settings.independent,
+                       "options": packed, "independent": independent,
                        "labels": None if labels is None else list(labels)}
-    return result
 
 
 def planned_evaluations(packed: PackedOptions, n_chains: int, n_draws: int, d: int, have_lp: bool

@@ -166,7 +166,7 @@ class Problem:
     """
 
     def __init__(self, name, dim, logz, log_likelihood, grad_log_likelihood=None,
-                 lower=None, upper=None, sampler=None, description=""):
+                 lower=None, upper=None, sampler=None, description="", loglike_and_grad=None):
         dim = int(dim)
         if dim < 1:
             raise ValueError("problems: dimension must be >= 1, not %d" % dim)
@@ -178,6 +178,9 @@ class Problem:
         self.description = description
         self._loglike = log_likelihood
         self._grad = grad_log_likelihood
+        # Both at once where they share work (the same values): the
+        # per-step cost of a Python sampler's callback.
+        self._both = loglike_and_grad
         self._sampler = sampler
         if lower is None:
             self.lower = self.upper = self.bounds = self.box = None
@@ -296,8 +299,12 @@ class Problem:
             raise NotImplementedError("problems: %s has no gradient" % self.name)
         x, one = self._points(x)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            v = self._loglike(x) + self.log_prior_value
-            g = np.array(self._grad(x), dtype=np.float64).reshape(x.shape)
+            if self._both is not None:
+                v, g = self._both(x)
+                v = v + self.log_prior_value
+            else:
+                v = self._loglike(x) + self.log_prior_value
+                g = np.array(self._grad(x), dtype=np.float64).reshape(x.shape)
         if self.lower is not None:
             out = self._outside(x)
             if out.any():
@@ -495,6 +502,20 @@ class _Funnel:
         g[:, 1:] = -x[:, 1:] * prec[:, None]
         return g
 
+    def loglike_and_grad(self, x):
+        # loglike and grad (the same expressions, so the same values) with
+        # the shared terms computed once.
+        x1 = x[:, 0]
+        xr = x[:, 1:]
+        prec = np.exp(-2 * x1)
+        ss = np.einsum("ij,ij->i", xr, xr)
+        m = self.d - 1
+        v = -self.d * _HALF_LOG_2PI - 0.5 * x1 * x1 - m * x1 - 0.5 * ss * prec
+        g = np.empty_like(x)
+        g[:, 0] = -x1 - m + ss * prec
+        np.multiply(-xr, prec[:, None], out=g[:, 1:])
+        return v, g
+
     def sample(self, n, rng):
         # Draw x1 ~ N(0, 1), then x_i | x1 ~ N(0, exp(x1)^2), and redraw
         # the *whole* vector when any coordinate leaves the box (redrawing
@@ -557,7 +578,7 @@ def funnel(d=16):
     hi = np.full(d, _FUNNEL_BOUND)
     lo[0], hi[0] = -_FUNNEL_X1_BOUND, _FUNNEL_X1_BOUND
     return Problem(_suffix_name("funnel", d, 16), d, funnel_logz(d), f.loglike, f.grad, lo, hi, f.sample,
-                   "Neal's funnel, sd exp(x1)")
+                   "Neal's funnel, sd exp(x1)", loglike_and_grad=f.loglike_and_grad)
 
 
 # ---------------------------------------------------------------------------

@@ -99,6 +99,22 @@ class Result:
         The model's name (``gbs.evidence(..., name="A")``, or set it):
         :func:`gbs.compare` and :func:`gbs.bayes_factor` label the model
         with it.
+    samples : gbs.Samples or None
+        For :func:`gbs.run`: the NUTS draws the estimate used (those of
+        the last run when the pipeline ran the sampler again), with their
+        log p and per-chain statistics; ``samples.ncall`` counts the
+        gradient evaluations of every run. None for :func:`gbs.evidence`
+        and the adapters (the draws are the caller's).
+    sampling : dict or None
+        For :func:`gbs.run`: what the pipeline's sampler did.
+        ``target_accept`` (of the run the draws come from), ``retried``
+        (run again at a higher acceptance target), ``lengthened`` (run
+        again with longer chains), ``global_moves`` and
+        ``global_accept_rate`` (nan without them), ``grad_calls`` (the
+        sampler's evaluations over every run), ``logdensity_calls`` (the
+        evidence stage's over every run), ``sampling_seconds`` and
+        ``evidence_seconds`` (wall times). The reruns' reasons are
+        findings of the check ``"rerun"``. None for :func:`gbs.evidence`.
     repetitions : numpy.ndarray, shape (k,), or None
         With ``repetitions=k``: rows (seed, ln Z, error) of the k
         estimates with independent proposal sets (the first row is this
@@ -132,6 +148,8 @@ class Result:
         self.source: Dict[str, Any] = {}
         self.name: Optional[str] = None
         self.repetitions: Optional[np.ndarray] = None
+        self.samples: Any = None
+        self.sampling: Optional[Dict[str, Any]] = None
         self._context: Optional[Dict[str, Any]] = None
 
     # -- findings ------------------------------------------------------------
@@ -680,6 +698,11 @@ class Diagnostics:
     anneal_steps, anneal_calls : int
         Rungs of the annealed bridge (0: not used) and its log-density
         calls (included in ``ncall``).
+    census_modes, census_shortfall, census_calls : int, float, int
+        The mode census (with a finite box; ``mode_census``): the modes of
+        p it found that no draw visited, ln(1 + Σ m/Z) over their masses
+        (what ln Z is low by; 0: none, NaN: the census did not run), and
+        its log-density calls (included in ``ncall``).
     """
 
     # The fields of the C structs gbs_diagnostics and gbs_diagnostics_ext
@@ -735,6 +758,9 @@ class Diagnostics:
     coverage_ks_at: float
     anneal_steps: int
     anneal_calls: int
+    census_modes: int
+    census_shortfall: float
+    census_calls: int
 
     def __init__(self, **values: Any) -> None:
         self._labels: Optional[List[str]] = None

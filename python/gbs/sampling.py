@@ -4,13 +4,14 @@ gbs.evidence."""
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _lib, _warnings
 from ._findings import Finding
-from ._arrays import as_c, bounds_arrays, positive_int, ptr, seed_value
+from ._arrays import as_c, bounds_arrays, integer, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
 from ._values import callback_name
 from ._memory import empty
@@ -99,6 +100,16 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     """Draw from p with the No-U-Turn sampler (multinomial NUTS with Stan's
     warm-up: dual-averaging step size, metric adapted in doubling windows).
 
+    Which call to use: for ln Z without a sampler of your own,
+    :func:`gbs.run` makes these draws and the estimate in one call, and
+    repairs what this function can only report: it runs the sampler again
+    at a higher acceptance target after divergences, and longer when the
+    chains have not mixed (its draws are ``Result.samples``). Use
+    ``sample`` when you want the draws themselves, to inspect or reuse them
+    before :func:`gbs.evidence`, or NUTS's settings exactly as given (its
+    ``target_accept`` defaults to 0.8, :func:`gbs.run`'s to 0.9). With
+    draws from another sampler, go to :func:`gbs.evidence` directly.
+
     Parameters
     ----------
     log_prob_and_grad : callable
@@ -175,46 +186,19 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     """
     if not callable(log_prob_and_grad):
         raise TypeError("log_prob_and_grad must be callable")
+    if x0 is None:
+        raise ValueError("x0 is required: a starting point (d,) or one per chain (n_chains, d)")
     kwargs = {} if kwargs is None else dict(kwargs)
     args = tuple(args)
-    x0 = as_c(x0, "x0")
-    if x0.ndim == 0:
-        x0 = x0.reshape(1)
-    if x0.ndim == 1:
-        x0 = np.ascontiguousarray(np.tile(x0, (positive_int(n_chains, "n_chains", False), 1)))
-    if x0.ndim != 2 or x0.shape[1] == 0:
-        raise ValueError("x0 must have shape (d,) or (n_chains, d), not %s" % (x0.shape,))
-    nc, d = x0.shape
-    if metric not in _METRICS:
-        raise ValueError("metric must be one of %s, not %r" % (sorted(_METRICS), metric))
     n_draws = positive_int(n_draws, "n_draws", False)
-    n_warmup = int(n_warmup)
-    if n_warmup < 0:
-        raise ValueError("n_warmup must be >= 0, not %d" % n_warmup)
+    nr = NutsRun(x0, n_chains, n_warmup, seed, bounds, target_accept, max_depth, metric, step_size,
+                 global_moves, global_moves_per_iter, global_stages, global_stage_iters)
+    opt, nc, d, seed = nr.opt, nr.n_chains, nr.d, nr.seed
     fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
     name = callback_name("log_prob_and_grad", log_prob_and_grad)
     cb = GradBatchCallback(fn, name) if vectorize else GradCallback(fn, name)
     entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
-    opt = _lib.new_struct(_lib.NutsOptions)
-    opt.warmup = n_warmup if n_warmup > 0 else -1
-    opt.max_depth = positive_int(max_depth, "max_depth")
-    opt.metric = _METRICS[metric]
-    opt.target_accept = float(target_accept or 0)
-    opt.step_size = float(step_size or 0)
-    seed = seed_value(seed)
-    opt.seed = seed
-    opt.init = ptr(x0)
-    if global_moves is not None:
-        opt.global_moves = _lib.GLOBAL_ON if global_moves else _lib.GLOBAL_OFF
-    opt.global_moves_per_iter = positive_int(global_moves_per_iter, "global_moves_per_iter", bits=32)
-    opt.global_stages = positive_int(global_stages, "global_stages")
-    opt.global_stage_iters = positive_int(global_stage_iters, "global_stage_iters")
-    lo = hi = None
-    if bounds is not None:
-        lo, hi = bounds_arrays(bounds, d)
-    opt.lower, opt.upper = ptr(lo), ptr(hi)
-    token = _lib.CancelToken()
-    opt.cancel = token.handle
+    token = nr.token
     what = "n_chains × n_draws = %d × %d draws of dimension %d" % (nc, n_draws, d)
     draws = empty((nc, n_draws, d), what)
     logp = empty((nc, n_draws), what)
@@ -239,6 +223,85 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
                              value=div / (nc * n_draws), limit=0.0))
     _warnings.warn_all(found)
     return Samples(draws, logp, st, findings=found, seed=seed)
+
+
+class NutsRun:
+    """The checked sampler settings of :func:`sample` and :func:`gbs.run`
+    as the library's gbs_nuts_options, with the arrays its pointers refer
+    to (kept alive by this object). None (and an n_warmup of None) is the
+    library's default; n_warmup 0 is no warm-up.
+
+    x0 is one point (tiled over n_chains chains), one per chain, or None
+    (the library draws the starting points in ``bounds``: d is theirs)."""
+
+    def __init__(self, x0: Any, n_chains: Optional[int], n_warmup: Optional[int], seed: Any,
+                 bounds: Any, target_accept: Optional[float], max_depth: Optional[int],
+                 metric: str, step_size: Optional[float], global_moves: Optional[bool],
+                 global_moves_per_iter: Optional[int], global_stages: Optional[int],
+                 global_stage_iters: Optional[int]) -> None:
+        init = None
+        if x0 is None:
+            if bounds is None:
+                raise ValueError("give x0 (a starting point, or one per chain) or bounds (the box "
+                                 "the library draws the chains' starting points from)")
+            d = _bounds_dim(bounds)
+            nc = positive_int(n_chains, "n_chains", False)
+        else:
+            init = as_c(x0, "x0")
+            if init.ndim == 0:
+                init = init.reshape(1)
+            if init.ndim == 1:
+                init = np.ascontiguousarray(np.tile(init, (positive_int(n_chains, "n_chains", False), 1)))
+            if init.ndim != 2 or init.shape[1] == 0:
+                raise ValueError("x0 must have shape (d,) or (n_chains, d), not %s" % (init.shape,))
+            nc, d = init.shape
+        if metric not in _METRICS:
+            raise ValueError("metric must be one of %s, not %r" % (sorted(_METRICS), metric))
+        if target_accept is not None and not 0 < float(target_accept) < 1:
+            raise ValueError("target_accept must be in (0, 1), not %r" % (target_accept,))
+        if step_size is not None and not (float(step_size) > 0 and math.isfinite(float(step_size))):
+            raise ValueError("step_size must be a finite number > 0, not %r" % (step_size,))
+        opt = _lib.new_struct(_lib.NutsOptions)
+        if n_warmup is not None:
+            warmup = integer(n_warmup, "n_warmup")
+            if warmup < 0:
+                raise ValueError("n_warmup must be >= 0, not %d" % warmup)
+            opt.warmup = warmup if warmup else -1
+        opt.max_depth = positive_int(max_depth, "max_depth", bits=32)
+        opt.metric = _METRICS[metric]
+        opt.target_accept = float(target_accept or 0)
+        opt.step_size = float(step_size or 0)
+        self.seed = seed_value(seed)
+        opt.seed = self.seed
+        opt.init = ptr(init)
+        if global_moves is not None:
+            opt.global_moves = _lib.GLOBAL_ON if global_moves else _lib.GLOBAL_OFF
+        opt.global_moves_per_iter = positive_int(global_moves_per_iter, "global_moves_per_iter", bits=32)
+        opt.global_stages = positive_int(global_stages, "global_stages")
+        opt.global_stage_iters = positive_int(global_stage_iters, "global_stage_iters")
+        self.lower = self.upper = None
+        if bounds is not None:
+            self.lower, self.upper = bounds_arrays(bounds, d)
+        opt.lower, opt.upper = ptr(self.lower), ptr(self.upper)
+        self.token = _lib.CancelToken()
+        opt.cancel = self.token.handle
+        self.init, self.opt, self.n_chains, self.d = init, opt, nc, d
+
+
+def _bounds_dim(bounds: Any) -> int:
+    """d of bounds given without starting points: (d, 2) rows, or a pair
+    (lower, upper)."""
+    b = np.shape(np.array(bounds, dtype=object))
+    if isinstance(bounds, tuple) and len(b) == 2 and b[0] == 2:
+        return int(b[1])
+    if len(b) == 2 and b[1] == 2:
+        return int(b[0])
+    if len(b) == 2 and b[0] == 2:
+        return int(b[1])
+    if b == (2,):
+        return 1
+    raise ValueError("bounds must have shape (d, 2) (rows of low, high) or be a pair (lower, upper), "
+                     "not shape %s" % (b,))
 
 
 def sample_ensemble(log_prob: Callable[..., Any], x0: Any = None, *, ndim: Optional[int] = None,

@@ -13,7 +13,7 @@ import pytest
 import gbs
 from conftest import INSTALLED, ROOT
 
-PUBLIC = [gbs.evidence, gbs.compare, gbs.sample, gbs.sample_ensemble, gbs.Flow.fit,
+PUBLIC = [gbs.evidence, gbs.run, gbs.compare, gbs.sample, gbs.sample_ensemble, gbs.Flow.fit,
           gbs.Result.plot, gbs.Result.proposal_draws]
 
 
@@ -75,3 +75,15 @@ def test_defaults_the_python_layer_applies():
     s = check_settings()
     assert s == EvidenceSettings() and s.method == "bridge" and s.thin == 1 and s.discard == 0
     assert s.repetitions == 1 and s.cross_fit is True and s.name is None
+
+
+@pytest.mark.skipif(INSTALLED, reason="reads the Go sources")
+def test_run_documents_the_pipelines_targets():
+    # gbs.run leaves them to the library (target_accept=None); its
+    # docstring states the values the Go pipeline defines.
+    first = go_constant("pipeline/nuts.go", "TargetAccept")
+    retry = go_constant("pipeline/nuts.go", "RetryTargetAccept")
+    doc = " ".join(inspect.getdoc(gbs.run).split())
+    assert "(default %g, and %g for the rerun after divergences)" % (first, retry) in doc
+    assert "acceptance target of %g" % first in doc and "at an acceptance target of %g" % retry in doc
+    assert inspect.signature(gbs.run).parameters["target_accept"].default is None

@@ -36,7 +36,7 @@ def test_reference_problems_exact_draws(problem, max_err):
     # The coverage check spends about n_q/10 calls of its own.
     cov = res.diagnostics.coverage_calls
     assert 0 < cov <= res.n_q // 10 + 2 and res.diagnostics.coverage_frac <= res.diagnostics.coverage_limit
-    assert res.tau == 1 and res.ncall == res.n_q + res.n_p + cov
+    assert res.tau == 1 and res.ncall == res.n_q + res.n_p + cov + res.diagnostics.census_calls
     assert res.dim == problem.dim and (res.n_chains, res.n_draws) == (1, 20000)
 
 

@@ -87,7 +87,9 @@ def regression_run():
 
 def test_regression_reuses_potential_energy(regression_run):
     data, logz, _, mcmc = regression_run
-    res = gbs.from_numpyro(mcmc, seed=2)
+    # The symmetry search's few calls (beta's entries are candidates) are
+    # counted apart: it is off here.
+    res = gbs.from_numpyro(mcmc, seed=2, symmetry="off")
     within(res, logz, 0.04)
     assert res.dim == 4 and res.source["var_names"] == ["sigma2", "beta"]
     # -potential_energy was log p at the draws: only proposal draws evaluated.

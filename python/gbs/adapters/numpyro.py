@@ -18,6 +18,7 @@ from ..evidence import estimate
 from ..result import Result
 from .. import _warnings
 from . import _health, require
+from ._symmetry import with_candidates
 
 __all__ = ["from_numpyro"]
 
@@ -113,6 +114,7 @@ def from_numpyro(mcmc: Any, *, model_args: Optional[Tuple[Any, ...]] = None,
     health = _health.sampler_warnings(x.shape[0] * x.shape[1], diverging, depth_hits)
     if strict:
         _warnings.refuse(health)
+    settings = with_candidates(settings, density.shapes)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_numpyro")
     res.add_findings(health)
@@ -166,6 +168,7 @@ class _NumpyroDensity:
         unc = jax.jit(jax.vmap(lambda p: unconstrain_fn(model, args, kwargs, p)))(params)
         shapes = [tuple(np.shape(unc[k])[1:]) for k in names]
         sizes = [int(np.prod(s)) for s in shapes]
+        self.shapes = shapes
         self.labels: List[str] = []
         for k, s in zip(names, shapes):
             self.labels += (["%s[%s]" % (k, ", ".join(map(str, i))) for i in np.ndindex(*s)]

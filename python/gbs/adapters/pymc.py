@@ -28,6 +28,7 @@ from ..evidence import estimate
 from ..result import Result
 from .. import _warnings
 from . import _health, require
+from ._symmetry import with_candidates
 
 __all__ = ["from_pymc"]
 
@@ -192,6 +193,7 @@ def from_pymc(idata: Any, model: Any = None, *, var_names: Optional[Sequence[str
                                       _max_depth_hits(stats, sl))
     if strict:
         _warnings.refuse(health)
+    settings = with_candidates(settings, density.value_shapes)
     res = estimate(density.batch, x, lp, settings, ncall, labels=density.labels,
                    desc="gbs.from_pymc")
     res.add_findings(health)
