@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
 
@@ -52,6 +53,10 @@ import (
 // two-sample test (twosample.go): it sees mass the draws reached in the
 // wrong proportion, inside their range.
 
+// coverageExtreme is Diagnostics.CoverageWhere for the largest
+// standardized deviation over the coordinates.
+const coverageExtreme = -2
+
 // Settings of the check; docs/diagnostics.md states them.
 const (
 	// coverageAlpha is the false-alarm rate per Evidence call on draws
@@ -98,19 +103,23 @@ const (
 )
 
 // coverageQuantities are the quantities the check compares: the d
-// coordinates, then log p.
-func coverageQuantities(d int) int { return d + 1 }
+// coordinates, then log p, then the largest standardized deviation
+// (extreme).
+func coverageQuantities(d int) int { return d + 2 }
 
 // coveragePool collects one pass's proposals for the independence chains:
 // the bridge's proposal draws and the widened proposal's, with log p, log q
 // and the log density of the widened proposal at each, and which
 // coordinates each lies beyond the posterior draws' range in.
 type coveragePool struct {
-	d      int
-	f      *flow.Flow // nil: q is not a flow and cannot be widened
-	lo, hi []float64  // the posterior draws' range: coordinates, then log p
-	nq, nw int        // draws from q and from the widened copy
-	tau    float64    // the pass's autocorrelation time of log q/p
+	d int
+	// med and scale are the posterior draws' median and interquartile
+	// scale per coordinate, for the largest standardized deviation.
+	med, scale []float64
+	f          *flow.Flow // nil: q is not a flow and cannot be widened
+	lo, hi     []float64  // the posterior draws' range: coordinates, log p, extreme
+	nq, nw     int        // draws from q and from the widened copy
+	tau        float64    // the pass's autocorrelation time of log q/p
 	// nchains is the number of chains useLogP holds, one after the other.
 	nchains int
 	// useLogP is log p at the pass's posterior draws; calls the
@@ -183,7 +192,73 @@ func (e *estimation) newCoveragePool(q Proposal, h halves, lp []float64, tau flo
 	}
 	// The draws' relabeled copies are draws of p as well.
 	e.sym.widenRange(cp.lo[:d], cp.hi[:d])
+	cp.setExtreme(all, e.sym != nil)
 	return cp
+}
+
+// setExtreme sets the range of the largest standardized deviation over
+// the posterior draws all (row-major chains), or an unbounded range (the
+// quantity off) when the draws are symmetrized, whose relabeled copies
+// have other medians.
+//
+// Draws cut at their extremes in some coordinate (the largest |x_k| over
+// the coordinates of a heavy-tailed p, the most extreme 15 % never
+// visited) miss mass spread over the 2d coordinates' edges, each share
+// below its own limit; max_k |x_k - median_k|/scale_k gathers it into one
+// edge. Like any function of x it leaves draws of p beyond their range
+// with probability U/N_eff, so the limit is the same.
+func (cp *coveragePool) setExtreme(all [][]float64, symmetrized bool) {
+	d := cp.d
+	cp.lo[d+1], cp.hi[d+1] = math.Inf(-1), math.Inf(1)
+	if symmetrized {
+		return
+	}
+	cp.med, cp.scale = make([]float64, d), make([]float64, d)
+	var col []float64
+	for k := range d {
+		col = col[:0]
+		for _, c := range all {
+			for i := k; i < len(c); i += d {
+				col = append(col, c[i])
+			}
+		}
+		if len(col) < 4 {
+			return
+		}
+		slices.Sort(col)
+		n := len(col)
+		cp.med[k] = col[n/2]
+		// The interquartile range in normal units; the full range where
+		// it is 0 (a coordinate with repeated values); a constant
+		// coordinate does not count.
+		cp.scale[k] = (col[3*n/4] - col[n/4]) / 1.349
+		if !(cp.scale[k] > 0) {
+			cp.scale[k] = col[n-1] - col[0]
+		}
+		if !(cp.scale[k] > 0) {
+			cp.scale[k] = math.Inf(1)
+		}
+	}
+	cp.lo[d+1], cp.hi[d+1] = math.Inf(1), math.Inf(-1)
+	for _, c := range all {
+		for i := 0; i+d <= len(c); i += d {
+			v := cp.extreme(c[i : i+d])
+			cp.lo[d+1], cp.hi[d+1] = math.Min(cp.lo[d+1], v), math.Max(cp.hi[d+1], v)
+		}
+	}
+}
+
+// extreme is the largest standardized deviation of x,
+// max_k |x_k - median_k|/scale_k (0 without the draws' medians).
+func (cp *coveragePool) extreme(x []float64) float64 {
+	if cp.med == nil {
+		return 0
+	}
+	m := 0.0
+	for k, v := range x {
+		m = math.Max(m, math.Abs(v-cp.med[k])/cp.scale[k])
+	}
+	return m
 }
 
 // observe adds the bridge's proposal draws y, with log q lq and log p lp,
@@ -223,6 +298,15 @@ func (cp *coveragePool) add(y, lq, lp, lw []float64, wide bool) {
 		cp.nq += n
 	}
 	for i := range n {
+		if v := cp.extreme(y[i*d : (i+1)*d]); !math.IsInf(lp[i], -1) && (v < cp.lo[d+1] || v > cp.hi[d+1]) {
+			code := 2 * (d + 1)
+			if v > cp.hi[d+1] {
+				code++
+			}
+			cp.beyondAt = append(cp.beyondAt, int32(base+i))
+			cp.beyondCode = append(cp.beyondCode, int32(code))
+			cp.beyondVal = append(cp.beyondVal, v)
+		}
 		for k := range d {
 			v := y[i*d+k]
 			code := -1
@@ -764,8 +848,11 @@ func (e *estimation) diagnoseCoverage() {
 		return
 	}
 	k := st.code / 2
-	if k == e.s.Dim {
-		k = -1
+	switch k {
+	case e.s.Dim:
+		k = -1 // log p
+	case e.s.Dim + 1:
+		k = coverageExtreme
 	}
 	side := -1
 	if st.code%2 == 1 {
