@@ -12,7 +12,11 @@
 // (the check should warn): the funnel with its neck cut away (x1 < -1.5,
 // 7% of the mass) and Student-t draws with the largest radii cut away.
 // Optional: "funnel-nuts", NUTS draws of the funnel at the benchmark's
-// budget, which under-visit the neck by a varying amount.
+// budget, which under-visit the neck by a varying amount; "cauchy-cut15",
+// the Cauchy mixture without its 15 % most extreme draws (missed mass);
+// and the false alarms in high dimension, "gaussian-100", "gaussian-200",
+// "student-t-100", "student-t-200" (20000 exact draws as 8 chains of the
+// default kind, as a user hands them over).
 package main
 
 import (
