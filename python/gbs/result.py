@@ -675,7 +675,7 @@ class Diagnostics:
         reports through its warning only.
     coverage_where, coverage_side : str, int
         That quantity ("x[k]", "log p", or "largest deviation", the
-        largest standardized deviation max_k |x_k - median_k|/scale_k;
+        largest standardized deviation ``max_k |x_k - median_k| / scale_k``;
         None when none) and side (-1 below the range, +1 above, 0 none).
     coverage_calls : int
         Log-density calls the check spent (included in ``ncall``).
