@@ -11,7 +11,7 @@ VPY     := $(VENV)/bin/python
 # The one version number, from include/gbs.h's GBS_VERSION_* macros.
 VERSION := $(shell sed -n 's/^\#define GBS_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/gbs.h | paste -sd.)
 
-.PHONY: all build lib install docs check test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-paper bench-ns bench-coverage bench-emcee bench-python bench-python-run bench-report bench-smoke venv clean fuzz soak stress test-race
+.PHONY: all build lib install docs check test test-go test-c test-cgocheck test-python test-types test-latest constraints demo bench bench-c bench-compare bench-paper bench-profile bench-ns bench-coverage bench-emcee bench-python bench-python-run bench-report bench-smoke venv clean fuzz soak stress test-race
 
 all: build lib
 
@@ -131,7 +131,7 @@ test-race:
 
 # C and C++ programs linked through the installed pkg-config file.
 CTEST_PREFIX := $(abspath $(BUILD)/prefix)
-CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork test_global_moves
+CTESTS := test_version test_evidence test_flow test_ensemble test_errors test_cancel test_leaks test_limits test_nuts_batch test_fork test_global_moves test_problem
 
 test-c:
 	$(MAKE) install PREFIX=$(CTEST_PREFIX)
@@ -244,6 +244,29 @@ bench-report: venv
 bench-paper:
 	$(GO) run ./cmd/gbs-bench -methods GBS -seed 920000 -o bench/results/paper-gbs.jsonl
 	$(GO) run ./cmd/gbs-bench -methods GIS,GHM,WBS,AIS,RAIS -o bench/results/paper-baselines.jsonl
+
+# Speed and precision of this checkout against a reference commit
+# (bench/compare.py): both builds on the same seeds, runs alternated, the
+# pipeline on the four problems and the evidence step on exact draws;
+# results under build/compare/. SEEDS seeds per case (default 16); N
+# overrides the evidence step's draws, ITERS the pipeline's NUTS
+# iterations per chain, PROBLEMS and SCALE (d:n,...; either empty:
+# none) the cases, RUNS a file the runs are also appended to (docs/speed.md's table
+# reads bench/results/speed-compare.jsonl); for a quick look:
+# make bench-compare REF=2c7375f SEEDS=2 N=20000 ITERS=1000.
+SEEDS ?= 16
+
+bench-compare:
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [SEEDS=16] [N=draws] [ITERS=iterations] [PROBLEMS=funnel,...] [SCALE=16:100000,...] [RUNS=file]"; exit 2; }
+	$(PYTHON) bench/compare.py --ref $(REF) --seeds $(SEEDS) $(if $(N),-n $(N)) $(if $(ITERS),--iters $(ITERS)) \
+	  $(if $(filter undefined,$(origin PROBLEMS)),,--problems '$(PROBLEMS)') $(if $(filter undefined,$(origin SCALE)),,--scale '$(SCALE)') \
+	  $(if $(RUNS),--runs $(RUNS)) --go $(GO)
+
+# CPU per stage of this checkout and of REF (default d71306a, the commit
+# that labelled the stages for the profiler), written to
+# bench/results/profile.jsonl for docs/speed.md (bench/profile_runs.py).
+bench-profile:
+	$(PYTHON) bench/profile_runs.py --ref $(or $(REF),d71306a) --go $(GO)
 
 # Nested sampling (dynesty, default settings) on the same problems, for
 # the comparison; hours of CPU, resumable (runs already in the output are

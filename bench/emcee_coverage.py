@@ -27,6 +27,12 @@ about the chains' length or tau, gbs's tau (median, range) and emcee's
 own tau of the walkers (emcee.autocorr.integrated_time, in steps), against
 which emcee's rule asks for walkers of 50 tau. --cache DIR keeps the emcee
 runs (every --keep-th step) for a second pass over the same chains.
+--target banana3 (issue 39) is the banana with a third coordinate
+w ~ N(0, 1) independent of it, ln Z = ln(6 pi) + (1/2) ln(2 pi), run the
+same way (seeds 7000 + r, cache files banana3_run<r>_<steps>.npz).
+emcee's tau of x and y is then about 1000 steps, so 80 000 steps with a
+fifth discarded are about 60 tau. The published table is made from
+bench/results/emcee-banana3.jsonl by bench/report.py.
 --out FILE appends one JSON line per evidence call (run, steps, z, the
 error bar and its parts, both taus, the warnings, commit and date): the
 published table is made from bench/results/emcee-banana.jsonl by
@@ -74,6 +80,21 @@ def banana_lp(x):
 BANANA_LOGZ = float(np.log(6 * np.pi))
 
 
+def banana3_lp(x):
+    x = np.atleast_2d(x)
+    return banana_lp(x[:, :2]) - 0.5 * x[:, 2] ** 2
+
+
+BANANA3_LOGZ = BANANA_LOGZ + 0.5 * float(np.log(2 * np.pi))
+
+# --target: the log density, its dimension, exact ln Z, the seed base of
+# the emcee runs and the cache files' prefix.
+CURVED = {
+    "banana": (banana_lp, 2, BANANA_LOGZ, 5000, "run"),
+    "banana3": (banana3_lp, 3, BANANA3_LOGZ, 7000, "banana3_run"),
+}
+
+
 class Chain:
     """The first steps of an emcee run, read as gbs reads a sampler: what
     get_chain and get_log_prob of that sampler return. The run's chain may
@@ -96,18 +117,20 @@ class Chain:
         return self.lp[self._steps(discard, thin)]
 
 
-def banana_run(r, steps, cache, keep):
-    """emcee run r of the banana (seeds 5000 + r): its chain and log p,
-    every keep-th step, from cache (a directory) when stored there."""
-    path = cache and os.path.join(cache, "run%d_%d.npz" % (r, steps))
+def banana_run(r, steps, cache, keep, target="banana"):
+    """emcee run r of the curved target (banana: seeds 5000 + r, banana3:
+    7000 + r): its chain and log p, every keep-th step, from cache (a
+    directory) when stored there."""
+    lp_fn, dim, _, base, prefix = CURVED[target]
+    path = cache and os.path.join(cache, "%s%d_%d.npz" % (prefix, r, steps))
     if path and os.path.exists(path):
         d = np.load(path)
         assert int(d["keep"]) == keep, (path, int(d["keep"]), keep)
         return d["chain"], d["lp"]
-    rng = np.random.default_rng(5000 + r)
-    sampler = emcee.EnsembleSampler(WALKERS, 2, banana_lp, vectorize=True)
-    sampler.random_state = np.random.RandomState(5000 + r).get_state()
-    sampler.run_mcmc(0.01 * rng.normal(size=(WALKERS, 2)), steps)
+    rng = np.random.default_rng(base + r)
+    sampler = emcee.EnsembleSampler(WALKERS, dim, lp_fn, vectorize=True)
+    sampler.random_state = np.random.RandomState(base + r).get_state()
+    sampler.run_mcmc(0.01 * rng.normal(size=(WALKERS, dim)), steps)
     chain, lp = sampler.get_chain()[::keep], sampler.get_log_prob()[::keep]
     if path:
         np.savez(path, chain=chain, lp=lp, keep=keep)
@@ -115,8 +138,9 @@ def banana_run(r, steps, cache, keep):
 
 
 def short_warning(res):
-    """The warnings about chains too short for their autocorrelation time."""
-    return [f for f in res.findings if f.check in ("short-chains", "ensemble-walkers")]
+    """The warnings about chains too short for their autocorrelation time
+    (the walkers' 50-tau rule, the passes' rule on the summands' tau)."""
+    return [f for f in res.findings if f.is_warning and f.check in ("ensemble-walkers", "short-chains")]
 
 
 def banana(args):
@@ -130,22 +154,23 @@ def banana(args):
     t0 = time.perf_counter()
     keep = args.keep
     prov = stamp()
+    lp_fn, dim, exact = CURVED[args.target][:3]
     for r in range(args.first, args.first + args.runs):
-        chain, lp = banana_run(r, max(steps), args.cache, keep)
+        chain, lp = banana_run(r, max(steps), args.cache, keep, args.target)
         for n in steps:
             c = Chain(chain, lp, n, keep)
-            res = gbs.evidence(banana_lp, c, discard=n // 5, thin=thins[0], vectorize=True,
+            res = gbs.evidence(lp_fn, c, discard=n // 5, thin=thins[0], vectorize=True,
                                seed=r, cross_fit=not args.no_cross_fit)
-            z = (res.logz - BANANA_LOGZ) / res.logzerr
-            # emcee's own tau of the walkers (the largest over x and y), in steps.
+            z = (res.logz - exact) / res.logzerr
+            # emcee's own tau of the walkers (the largest over the coordinates), in steps.
             kept = c.get_chain(discard=n // 5, thin=keep)
             etau = keep * max(float(emcee.autocorr.integrated_time(kept[:, :, k], quiet=True)[0])
-                              for k in range(2))
+                              for k in range(dim))
             rows[n].append((z, res.tau, bool(short_warning(res)), len(res.warnings), etau))
             if args.out:
                 with open(args.out, "a") as f:
                     f.write(json.dumps({
-                        "run": r, "steps": n, "z": z, "logzerr": res.logzerr,
+                        "target": args.target, "run": r, "steps": n, "z": z, "logzerr": res.logzerr,
                         "sqrt_re2_p": float(np.sqrt(res.re2_p)), "sqrt_re2_q": float(np.sqrt(res.re2_q)),
                         "tau": res.tau, "emcee_tau": etau, "burnin_z": res.diagnostics.burnin_z,
                         "warnings": res.warnings, **prov}) + "\n")
@@ -154,20 +179,22 @@ def banana(args):
                       "emcee tau %.0f steps, burn-in z %.1f warnings %s"
                       % (r, n, z, res.logzerr, np.sqrt(res.re2_p), np.sqrt(res.re2_q), res.tau, etau,
                          res.diagnostics.burnin_z, res.warnings), flush=True)
-    print("banana, %d emcee runs (%d walkers, discard = steps/5, thin %d), cross_fit=%s, %.0f s"
-          % (args.runs, WALKERS, thins[0], not args.no_cross_fit, time.perf_counter() - t0))
+    print("%s, %d emcee runs (%d walkers, discard = steps/5, thin %d), cross_fit=%s, %.0f s"
+          % (args.target, args.runs, WALKERS, thins[0], not args.no_cross_fit, time.perf_counter() - t0))
     print("| steps | sd of z | within 1 sigma | within 2 sigma | max abs z, no tau warning "
-          "| max abs z, warned | runs warned (tau) | runs with any warning | gbs tau median (range) "
+          "| max abs z, warned | max abs z, no warning at all | runs warned (tau) | runs with any warning | gbs tau median (range) "
           "| emcee tau in steps, median (range) | steps per walker after discard / 50 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in steps:
         a = np.array(rows[n], dtype=float)
         z, tau, short, nw, etau = a[:, 0], a[:, 1], a[:, 2] > 0, a[:, 3], a[:, 4]
         az = np.abs(z)
-        print("| %d | %.2f | %.0f %% | %.0f %% | %s | %s | %d | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f |" % (
+        quiet = nw == 0
+        print("| %d | %.2f | %.0f %% | %.0f %% | %s | %s | %s | %d | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f |" % (
             n, z.std(ddof=1), 100 * np.mean(az < 1), 100 * np.mean(az < 2),
             "%.1f" % az[~short].max() if (~short).any() else "-",
-            "%.1f" % az[short].max() if short.any() else "-", short.sum(), (nw > 0).sum(),
+            "%.1f" % az[short].max() if short.any() else "-",
+            "%.1f" % az[quiet].max() if quiet.any() else "-", short.sum(), (nw > 0).sum(),
             np.median(tau), tau.min(), tau.max(), np.median(etau), etau.min(), etau.max(),
             (n - n // 5) / 50))
 
@@ -181,7 +208,7 @@ def main():
     ap.add_argument("--n-q", type=int, default=None, help="fixed number of proposal draws")
     ap.add_argument("--fixed-draws", action="store_true",
                     help="the draws of emcee run 0 for every evidence seed")
-    ap.add_argument("--target", default="gaussian", choices=["gaussian", "banana"])
+    ap.add_argument("--target", default="gaussian", choices=["gaussian", "banana", "banana3"])
     ap.add_argument("--steps", default="5000,20000", help="banana: comma-separated chain lengths")
     ap.add_argument("--verbose", action="store_true", help="banana: one line per evidence call")
     ap.add_argument("--first", type=int, default=0, help="banana: the first run's number r (seeds 5000 + r)")
@@ -191,7 +218,7 @@ def main():
     ap.add_argument("--keep", type=int, default=1, help="banana: keep every keep-th step of each emcee run "
                     "(in memory and in --cache); thin and steps/5 must be multiples of it")
     args = ap.parse_args()
-    if args.target == "banana":
+    if args.target in CURVED:
         args.thin = args.thin or "1"
         banana(args)
         return

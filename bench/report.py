@@ -38,10 +38,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 RESULTS = os.path.join("bench", "results")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import summarize  # noqa: E402  (bench/summarize.py: the statistics of the paper comparison)
+import compare  # noqa: E402  (bench/compare.py: the table of two builds' runs)
+import profile_stages  # noqa: E402  (bench/profile_stages.py: the order of the stages)
 
 # The pages that may hold tables.
 PAGES = ["README.md", "docs/benchmarks.md", "docs/benchmark-methods.md", "docs/python.md",
-         "docs/diagnostics.md", "docs/index.md"]
+         "docs/diagnostics.md", "docs/index.md", "docs/speed.md"]
 FIGURE = "docs/benchmarks.png"
 
 # The result files and the commands that make them (bench/results/ holds
@@ -58,8 +60,15 @@ FILES = OrderedDict([
      + " > bench/results/coverage.jsonl"),
     ("emcee-banana.jsonl", ".venv/bin/python bench/emcee_coverage.py --target banana --runs 32 "
                            "--steps 20000,60000,100000 --thin 10 --keep 10 --out bench/results/emcee-banana.jsonl"),
+    ("emcee-banana3.jsonl", ".venv/bin/python bench/emcee_coverage.py --target banana3 --runs 16 --steps 80000 "
+                            "--thin 10 --keep 10 --cache DIR --out bench/results/emcee-banana3.jsonl"),
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
+    ("profile.jsonl", "make bench-profile REF=d71306a"),
+    ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=8 "
+                            "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
+                            "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
+                            "SEEDS=2 PROBLEMS= SCALE=1000:20000 (stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
 ])
@@ -362,6 +371,31 @@ def emcee_banana():
     return "\n".join(out)
 
 
+def emcee_banana3():
+    """Error bars on emcee chains of the 3-d banana at 80 000 steps, one
+    row per commit (the same emcee runs, from the cache, at each)."""
+    runs = read_lines("emcee-banana3.jsonl")
+    by = OrderedDict()
+    for r in runs:
+        by.setdefault(r["commit"], []).append(r)
+    rows = []
+    for commit, rs in by.items():
+        z = np.array([r["z"] for r in rs])
+        warned = np.array([bool(r["warnings"]) for r in rs])
+        err = np.array([r["logzerr"] for r in rs])
+        etau = np.array([r["emcee_tau"] for r in rs])
+        quiet = np.abs(z[~warned])
+        rows.append([commit, len(rs), num(float(z.std(ddof=1)), 2), signed(float(z.mean()), 2),
+                     pct(np.mean(np.abs(z) < 2)), num(float(quiet.max()), 2) if len(quiet) else "– (all warned)",
+                     int(warned.sum()), num(float(np.median(err)), 4),
+                     "%.0f (%.0f–%.0f)" % (np.median(etau), etau.min(), etau.max())])
+    out = table(["commit", "runs", "sd of z", "mean z", "within 2σ", "largest abs z without a warning",
+                 "runs warned", "median σ", "emcee's τ of the walkers (steps): median (range)"], rows)
+    out += ["", source_line("emcee-banana3.jsonl", runs, extra=" (z = (ln Z − exact) / σ; the same 16 emcee runs "
+                                                                 "read at each commit)")]
+    return "\n".join(out)
+
+
 def python_overhead():
     """What calling gbs from Python costs, against the same call in Go."""
     with open(os.path.join(ROOT, RESULTS, "python-overhead.json"), encoding="utf-8") as f:
@@ -395,32 +429,128 @@ def python_overhead():
     return "\n".join(out)
 
 
+def profile():
+    """CPU per stage, before and after, from bench/profile_runs.py."""
+    rows = read_lines("profile.jsonl")
+    stage_order = profile_stages.ORDER
+    out = []
+    cases = list(OrderedDict.fromkeys(r["case"] for r in rows))
+    titles = {"funnel": "pipeline, funnel", "banana": "pipeline, banana", "cauchy": "pipeline, Cauchy",
+              "ring": "pipeline, ring", "d16": "evidence step, d = 16, 10^5 exact draws",
+              "d256": "evidence step, d = 256, 10^5 exact draws"}
+    for case in cases:
+        rs = [r for r in rows if r["case"] == case]
+        tot = {b: {r["stage"]: r["seconds"] for r in rs if r["build"] == b and not r["part"]} for b in ("before", "after")}
+        stages = sorted(set(tot["before"]) | set(tot["after"]),
+                        key=lambda v: (stage_order.index(v) if v in stage_order else len(stage_order), v))
+        body = []
+        for st in stages:
+            x, y = tot["before"].get(st, 0.0), tot["after"].get(st, 0.0)
+            body.append([st, num(x, 2) if x else "—", num(y, 2) if y else "—", num(y / x, 2) if x and y else ""])
+        tb, ta = sum(tot["before"].values()), sum(tot["after"].values())
+        # The cross-fitting passes by part (each candidate layer of the
+        # flow's fit, the draws from q, log q, the coverage check), both
+        # passes added, where a part is at least 2 % of the total before.
+        parts = {b: defaultdict(float) for b in ("before", "after")}
+        for r in rs:
+            if r["stage"].startswith("evidence: cross-fit pass") and r["part"] and r["part"] != "smaller parts":
+                parts[r["build"]][r["part"]] += r["seconds"]
+        names = sorted(set(parts["before"]) | set(parts["after"]), key=lambda v: -parts["before"].get(v, 0.0))
+        at = max((i + 1 for i, row in enumerate(body) if row[0].startswith("evidence: cross-fit pass")), default=len(body))
+        split = []
+        for part in names:
+            x, y = parts["before"].get(part, 0.0), parts["after"].get(part, 0.0)
+            if max(x, y) >= 0.02 * tb:
+                split.append(["↳ passes: " + part, num(x, 2) if x else "—", num(y, 2) if y else "—",
+                              num(y / x, 2) if x and y else ""])
+        body[at:at] = split
+        body.append(["**total**", "**%s**" % num(tb, 2), "**%s**" % num(ta, 2), "**%s**" % num(ta / tb, 2)])
+        cmd = next(r["command"] for r in rs if r["build"] == "after")
+        out += ["**%s** (`%s`)" % (titles.get(case, case), cmd), ""]
+        out += table(["stage", "CPU s before", "CPU s after", "after/before"], body)
+        out.append("")
+    out.append("CPU seconds of the whole process, from its CPU profile; the rows marked ↳ split the two "
+               "cross-fitting passes together by part. Runs: `%s/profile.jsonl`, made by `%s` (%s)." % (
+                   RESULTS, FILES["profile.jsonl"], provenance(rows, key=lambda r: r["build"])))
+    return "\n".join(out)
+
+
+def speed_compare():
+    """Wall time, calls and spread of ln Z of two builds on the same seeds
+    (bench/compare.py's runs)."""
+    rows = read_lines("speed-compare.jsonl")
+    results = OrderedDict()
+    for r in rows:
+        results.setdefault((r["case"], r["build"]), []).append(r)
+    cases = list(OrderedDict.fromkeys(c for c, _ in results))
+    lines, _ = compare.tabulate(results, cases)
+    by_commit = OrderedDict()
+    for r in rows:
+        if r["build"] == "new":
+            by_commit.setdefault(r["commit"][:12], OrderedDict())[r["case"]] = True
+    new = ("commit %s" % next(iter(by_commit)) if len(by_commit) == 1 else
+           "; ".join("commit %s (%s)" % (c, ", ".join(cs)) for c, cs in by_commit.items()))
+    refs = list(OrderedDict.fromkeys(r["commit"][:12] for r in rows if r["build"] == "ref"))
+    seeds = OrderedDict()
+    for (case, b), rs in results.items():
+        seeds.setdefault(len(rs), []).append(case)
+    loads = [r["load"] for r in rows]
+    lines += ["", "new = %s; ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
+              "The machine (2 cores) was not idle: the 1-minute load average during the runs was %.1f to %.1f "
+              "(median %.1f), which slows both builds alike but not exactly: read the ratios, not the seconds."
+              % (new, ", ".join(refs),
+                 "; ".join("%d seeds per build: %s" % (n, ", ".join(OrderedDict.fromkeys(cs)))
+                           for n, cs in seeds.items()),
+                 min(loads), max(loads), float(np.median(loads))),
+              "", "Runs: `%s/speed-compare.jsonl`, made by `%s`." % (RESULTS, FILES["speed-compare.jsonl"])]
+    return "\n".join(lines)
+
+
 def python_run():
-    """gbs.run from Python against the Go pipeline, seed by seed."""
+    """gbs.run from Python (a numpy density, and the library's native one)
+    against the Go pipeline, seed by seed."""
     with open(os.path.join(ROOT, RESULTS, "python-run.json"), encoding="utf-8") as f:
         d = json.load(f)
-    py, go = d["runs"]["python"], d["runs"]["go"]
+    runs = d["runs"]
+    go = runs["go"]
+    sides = [k for k in ("native", "python") if k in runs]
+    label = {"native": "native", "python": "numpy"}
+
+    def z(r):
+        return (r["logz"] - r["exact"]) / r["logzerr"]
+
     rows = []
-    for p, g in zip(py, go):
-        zp = (p["logz"] - p["exact"]) / p["logzerr"]
-        zg = (g["logz"] - g["exact"]) / g["logzerr"]
-        rows.append([str(p["seed"]), signed(zp, 2), num(p["logzerr"], 4), ", ".join(p["warnings"]) or "none",
-                     num(p["seconds"], 1), signed(zg, 2), num(g["logzerr"], 4),
-                     ", ".join(g["warnings"]) or "none", num(g["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])])
-    tp, tg = sum(r["seconds"] for r in py), sum(r["seconds"] for r in go)
-    cp, cg = sum(r["cpu_seconds"] for r in py), sum(r["cpu_seconds"] for r in go)
-    z = [abs(r["logz"] - r["exact"]) / r["logzerr"] for r in py]
-    out = table(["seed", "Python: z", "σ", "warnings", "seconds", "Go: z", "σ", "warnings", "seconds",
-                 "Python / Go"], rows)
+    for i, g in enumerate(go):
+        row = [str(g["seed"]), signed(z(g), 2), num(g["logzerr"], 4), num(g["seconds"], 1)]
+        for k in sides:
+            p = runs[k][i]
+            row += [signed(z(p), 2), num(p["logzerr"], 4), num(p["seconds"], 1), "%.2f" % (p["seconds"] / g["seconds"])]
+        row.append(" / ".join(", ".join(r["warnings"]) or "none" for r in [g] + [runs[k][i] for k in sides]))
+        rows.append(row)
+    head = ["seed", "Go: z", "σ", "seconds"]
+    for k in sides:
+        head += ["%s: z" % label[k], "σ", "seconds", "%s / Go" % label[k]]
+    head.append("warnings (Go / %s)" % " / ".join(label[k] for k in sides))
+    out = table(head, rows)
+    tg, cg = sum(r["seconds"] for r in go), sum(r["cpu_seconds"] for r in go)
+    what = {"native": "`gbs.run(f.native())`, the library's own funnel (a `gbs.NativeDensity`: no Python per "
+                      "point)",
+            "python": "`gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)`, the numpy funnel of "
+                      "`gbs.problems` (one call into Python per leapfrog step)"}
+    parts = []
+    for k in sides:
+        r = runs[k]
+        tp, cp = sum(x["seconds"] for x in r), sum(x["cpu_seconds"] for x in r)
+        parts.append("%s: %s; largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against "
+                     "Go's %.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×)."
+                     % (label[k].capitalize(), what[k], max(abs(z(x)) for x in r),
+                        sum(bool(x["warnings"]) for x in r), len(r), max(x["logzerr"] for x in r), tp, tg,
+                        tp / tg, cp, cg, cp / cg))
     load = d["load_average"]
     out += ["", "The 16-d funnel, %d NUTS chains of %d iterations (%d of them warm-up); z = (ln Z − exact) / σ. "
-            "Python: `gbs.run(f.log_prob_and_grad, bounds=f.bounds, vectorize=True)` with the numpy funnel of "
-            "`gbs.problems`; Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. "
-            "Python: largest |z| %.2f, %d of %d runs warned, σ at most %.4f; total time %.0f s against Go's "
-            "%.0f s (%.2f×), CPU time %.0f s against %.0f s (%.2f×). %d threads on %s cores, shared with "
-            "other work: load average %.1f to %.1f over the runs."
-            % (d["chains"], d["iters"], d["warmup"], max(z), sum(bool(r["warnings"]) for r in py), len(py),
-               max(r["logzerr"] for r in py), tp, tg, tp / tg, cp, cg, cp / cg, d["threads"], d["cpus"],
+            "Go: `gbs-bench -methods GBS -problems funnel`, the same seeds, runs alternating. %s "
+            "%d threads on %s cores, shared with other work: load average %.1f to %.1f over the runs."
+            % (d["chains"], d["iters"], d["warmup"], " ".join(parts), d["threads"], d["cpus"],
                min(load), max(load)),
             "", "Runs: `%s/python-run.json`, made by `%s` (%s)." % (RESULTS, FILES["python-run.json"],
                                                                     provenance([d]))]
@@ -433,7 +563,10 @@ TABLES = OrderedDict([
     ("paper-methods", paper_methods),
     ("coverage", coverage),
     ("emcee-banana", emcee_banana),
+    ("emcee-banana3", emcee_banana3),
     ("python-overhead", python_overhead),
+    ("profile", profile),
+    ("speed-compare", speed_compare),
     ("python-run", python_run),
 ])
 
@@ -445,7 +578,10 @@ READS = {
     "paper-methods": ["paper-gbs.jsonl", "paper-baselines.jsonl", "paper-ns.jsonl"],
     "coverage": ["coverage.jsonl"],
     "emcee-banana": ["emcee-banana.jsonl"],
+    "emcee-banana3": ["emcee-banana3.jsonl"],
     "python-overhead": ["python-overhead.json"],
+    "profile": ["profile.jsonl"],
+    "speed-compare": ["speed-compare.jsonl"],
     "python-run": ["python-run.json"],
 }
 

@@ -2,6 +2,12 @@ package main
 
 /*
 #include "gbs.h"
+
+extern int gbs_problem_log_density_grad(const double *x, int64_t d, double *logp, double *grad, void *problem);
+extern int gbs_problem_log_density(const double *x, int64_t n, int64_t d, double *logp, void *problem);
+
+static gbs_log_density_grad_fn gbs_problem_grad_fn(void) { return gbs_problem_log_density_grad; }
+static gbs_log_density_fn gbs_problem_density_fn(void) { return gbs_problem_log_density; }
 */
 import "C"
 
@@ -30,7 +36,13 @@ type (
 	cCheckInfo        = C.gbs_check_info
 	cDiagnosticsExt   = C.gbs_diagnostics_ext
 	cSampling         = C.gbs_sampling
+	cProblem          = C.gbs_problem
 )
+
+// The library's problem densities as C function pointers, as a C program
+// passes them.
+func problemGradFn() cLogDensityGradFn { return C.gbs_problem_grad_fn() }
+func problemDensityFn() cLogDensityFn  { return C.gbs_problem_density_fn() }
 
 const (
 	statusOK       = C.GBS_OK

@@ -66,11 +66,11 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 	default:
 		return flow.Settings{}, argError("%s.rotation = %d is not a GBS_ROTATION_* value", name, int32(o.rotation))
 	}
-	noCond, err := offCode(o.conditional, C.GBS_CONDITIONAL_AUTO, C.GBS_CONDITIONAL_OFF, name+".conditional", "GBS_CONDITIONAL_*")
+	condOff, err := offCode(o.conditional, C.GBS_CONDITIONAL_AUTO, C.GBS_CONDITIONAL_OFF, name+".conditional", "GBS_CONDITIONAL_*")
 	if err != nil {
 		return flow.Settings{}, err
 	}
-	noScale, err := offCode(o.scale, C.GBS_SCALE_AUTO, C.GBS_SCALE_OFF, name+".scale", "GBS_SCALE_*")
+	scaleOff, err := offCode(o.scale, C.GBS_SCALE_AUTO, C.GBS_SCALE_OFF, name+".scale", "GBS_SCALE_*")
 	if err != nil {
 		return flow.Settings{}, err
 	}
@@ -85,8 +85,8 @@ func flowSettings(o *C.gbs_flow_options, d int) (flow.Settings, error) {
 		Knots:              int(o.knots),
 		Whiten:             whiten,
 		Rotation:           rot,
-		NoConditional:      noCond,
-		NoScale:            noScale,
+		Conditional:        offSwitch(condOff),
+		Scale:              offSwitch(scaleOff),
 		Threads:            int(o.threads),
 		Damping:            float64(o.damping),
 		Bandwidth:          float64(o.bandwidth),

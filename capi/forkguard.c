@@ -351,3 +351,39 @@ int gbs_check_get_info(int32_t check, gbs_check_info *out, char **err) {
   if (in_forked_child()) return forked_status(__func__, err);
   return gbsgo_check_get_info(check, out, err);
 }
+
+int gbs_problem_new(const char *name, gbs_problem **out, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_problem_new((char *)name, out, err);
+}
+
+int gbs_problem_free(gbs_problem *problem, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_problem_free(problem, err);
+}
+
+int gbs_problem_dim(const gbs_problem *problem, int64_t *d, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_problem_dim((gbs_problem *)problem, d, err);
+}
+
+int gbs_problem_log_z(const gbs_problem *problem, double *log_z, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_problem_log_z((gbs_problem *)problem, log_z, err);
+}
+
+int gbs_problem_bounds(const gbs_problem *problem, double *lower, double *upper, int32_t *bounded, char **err) {
+  if (in_forked_child()) return forked_status(__func__, err);
+  return gbsgo_problem_bounds((gbs_problem *)problem, lower, upper, bounded, err);
+}
+
+// The density functions are callbacks: no error message, the status alone.
+int gbs_problem_log_density_grad(const double *x, int64_t d, double *logp, double *grad, void *problem) {
+  if (in_forked_child()) return GBS_ERR_FORKED;
+  return gbsgo_problem_log_density_grad((double *)x, d, logp, grad, problem);
+}
+
+int gbs_problem_log_density(const double *x, int64_t n, int64_t d, double *logp, void *problem) {
+  if (in_forked_child()) return GBS_ERR_FORKED;
+  return gbsgo_problem_log_density((double *)x, n, d, logp, problem);
+}

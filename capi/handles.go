@@ -9,6 +9,7 @@ package main
 // integer.
 static gbs_flow *gbs_flow_of_id(uint64_t id) { return (gbs_flow *)(uintptr_t)id; }
 static gbs_cancel_token *gbs_token_of_id(uint64_t id) { return (gbs_cancel_token *)(uintptr_t)id; }
+static gbs_problem *gbs_problem_of_id(uint64_t id) { return (gbs_problem *)(uintptr_t)id; }
 */
 import "C"
 
@@ -98,6 +99,8 @@ func lookup[T any](id uint64, kind string) (T, error) {
 
 func flowID(p *C.gbs_flow) uint64          { return uint64(uintptr(unsafe.Pointer(p))) }
 func tokenID(p *C.gbs_cancel_token) uint64 { return uint64(uintptr(unsafe.Pointer(p))) }
+func problemID(p *C.gbs_problem) uint64    { return uint64(uintptr(unsafe.Pointer(p))) }
 
 func flowHandle(id uint64) *C.gbs_flow          { return C.gbs_flow_of_id(C.uint64_t(id)) }
 func tokenHandle(id uint64) *C.gbs_cancel_token { return C.gbs_token_of_id(C.uint64_t(id)) }
+func problemHandle(id uint64) *C.gbs_problem    { return C.gbs_problem_of_id(C.uint64_t(id)) }

@@ -237,7 +237,7 @@ func gbsgo_nuts_sample(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nCha
 	u := uintptr(user)
 	return call("gbs_nuts_sample", errOut, func() error {
 		return nutsSample(unsafe.Pointer(f), gradKind, d, nChains, nDraws, opt, draws, logp, stats, func(ctx context.Context, s *nuts.Settings) (*nuts.Result, error) {
-			return nuts.Sample(ctx, gradDensity(f, u), int(d), s)
+			return nuts.Sample(ctx, gradDensity(f, u, int(d)), int(d), s)
 		})
 	})
 }
@@ -288,7 +288,7 @@ func gbsgo_nuts_evidence(f C.gbs_log_density_grad_fn, user unsafe.Pointer, d, nC
 	return call("gbs_nuts_evidence", errOut, func() error {
 		return nutsEvidence(unsafe.Pointer(f), gradKind, d, nChains, nDraws, nutsOpt, evOpt, result, trace, traceCap, draws, logp, stats,
 			func(ctx context.Context, s *pipeline.Settings) (*pipeline.Result, error) {
-				return pipeline.NUTS(ctx, gradDensity(f, u), int(d), s)
+				return pipeline.NUTS(ctx, gradDensity(f, u, int(d)), int(d), s)
 			})
 	})
 }

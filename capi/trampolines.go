@@ -37,6 +37,14 @@ static int gbs_call_log_density_grad_batch(gbs_log_density_grad_batch_fn f,
 static void gbs_call_log(gbs_log_fn f, char *msg, uintptr_t user) {
 	f(msg, (void *)user);
 }
+
+// The library's own problem densities (forkguard.c), recognized by address
+// so that they are called from Go directly.
+extern int gbs_problem_log_density_grad(const double *x, int64_t d, double *logp, double *grad, void *problem);
+extern int gbs_problem_log_density(const double *x, int64_t n, int64_t d, double *logp, void *problem);
+
+static int gbs_is_problem_grad(gbs_log_density_grad_fn f) { return f == gbs_problem_log_density_grad; }
+static int gbs_is_problem_density(gbs_log_density_fn f) { return f == gbs_problem_log_density; }
 */
 import "C"
 
@@ -55,6 +63,9 @@ func cdoubles(x []float64) *C.double { return (*C.double)(unsafe.Pointer(&x[0]))
 // batchDensity adapts a C batch log density to the Go form. It rejects NaN
 // and +Inf values as the callback's error.
 func batchDensity(f C.gbs_log_density_fn, user uintptr, d int) func(dst, x []float64) error {
+	if g, ok := nativeBatch(f, user, d); ok {
+		return g
+	}
 	return func(dst, x []float64) error {
 		n := len(dst)
 		if n == 0 {
@@ -74,7 +85,10 @@ func batchDensity(f C.gbs_log_density_fn, user uintptr, d int) func(dst, x []flo
 }
 
 // gradDensity adapts a C log-density-and-gradient callback to the Go form.
-func gradDensity(f C.gbs_log_density_grad_fn, user uintptr) func(grad, x []float64) (float64, error) {
+func gradDensity(f C.gbs_log_density_grad_fn, user uintptr, d int) func(grad, x []float64) (float64, error) {
+	if g, ok := nativeGrad(f, user, d); ok {
+		return g
+	}
 	return func(grad, x []float64) (float64, error) {
 		r := C.gbs_call_log_density_grad(f, cdoubles(x), C.int64_t(len(x)), cdoubles(grad), C.uintptr_t(user))
 		if r.rc != 0 {
@@ -99,6 +113,9 @@ func gradBatchDensity(f C.gbs_log_density_grad_batch_fn, user uintptr, d int) fu
 		return nil
 	}
 }
+
+func isProblemGrad(f C.gbs_log_density_grad_fn) bool { return C.gbs_is_problem_grad(f) != 0 }
+func isProblemDensity(f C.gbs_log_density_fn) bool   { return C.gbs_is_problem_density(f) != 0 }
 
 // callLog passes msg to the C log callback f.
 func callLog(f C.gbs_log_fn, user uintptr, msg string) {

@@ -41,6 +41,28 @@ type bounds struct {
 	kind     []boundKind
 	lo, hi   []float64
 	sLo, sHi []float64 // softplus scales at the lower and upper bounds (1 where unused)
+
+	// Derived by derive from the fields above, for the two-sided
+	// coordinates' inverse: the map's value at the box's centre, and
+	// g_s(width) at each bound's scale.
+	mid, farLo, farHi []float64
+}
+
+// derive computes the derived fields; setScales and the decoder call it
+// once the scales are known, so that a fitted and a deserialized flow
+// evaluate alike.
+func (b *bounds) derive() {
+	d := len(b.kind)
+	b.mid, b.farLo, b.farHi = make([]float64, d), make([]float64, d), make([]float64, d)
+	for j, k := range b.kind {
+		if k != boundBoth {
+			continue
+		}
+		w := b.hi[j] - b.lo[j]
+		b.mid[j] = softValue(w/2, b.sLo[j]) - softValue(w/2, b.sHi[j])
+		b.farLo[j] = softValue(w, b.sLo[j])
+		b.farHi[j] = softValue(w, b.sHi[j])
+	}
 }
 
 // boundScaleSpread is the multiple of a coordinate's spread beyond which a
@@ -102,6 +124,7 @@ func newBounds(lower, upper []float64, d int) (*bounds, error) {
 	if !any {
 		return nil, nil
 	}
+	b.derive()
 	return b, nil
 }
 
@@ -152,6 +175,7 @@ func (b *bounds) setScales(x []float64, n, d int) {
 			b.sHi[j] = scale(dist[(n-1)/2])
 		}
 	}
+	b.derive()
 }
 
 // inside reports whether x (one point) lies strictly inside the bounds;
@@ -170,6 +194,9 @@ func softInv(t, s float64) (g, logDeriv float64) {
 	u := t / s
 	return s * softplusInv(u), -math.Log(-math.Expm1(-u))
 }
+
+// softValue is g_s(t), softInv's first value alone.
+func softValue(t, s float64) float64 { return s * softplusInv(t/s) }
 
 // softDeriv is g_s'(t) = 1/(1 - exp(-t/s)).
 func softDeriv(t, s float64) float64 { return 1 / -math.Expm1(-t/s) }
@@ -195,9 +222,7 @@ func (b *bounds) forward(x []float64) float64 {
 		switch b.kind[j] {
 		case boundBoth:
 			t, r := v-b.lo[j], b.hi[j]-v
-			gl, _ := softInv(t, b.sLo[j])
-			gu, _ := softInv(r, b.sHi[j])
-			x[j] = gl - gu
+			x[j] = softValue(t, b.sLo[j]) - softValue(r, b.sHi[j])
 			ld += math.Log(softDeriv(t, b.sLo[j]) + softDeriv(r, b.sHi[j]))
 		case boundLower:
 			g, lg := softInv(v-b.lo[j], b.sLo[j])
@@ -278,14 +303,12 @@ const (
 func (b *bounds) solveBoth(j int, y float64) (t float64, upper bool, logDeriv float64) {
 	sl, su := b.sLo[j], b.sHi[j]
 	w := b.hi[j] - b.lo[j]
-	gl, _ := softInv(w/2, sl)
-	gu, _ := softInv(w/2, su)
 	// Distance t from the near bound: F(t) = gNear(t) - gFar(w-t) - sign·y,
 	// increasing in t on (0, w/2].
-	upper = y > gl-gu
-	sNear, sFar, target := sl, su, y
+	upper = y > b.mid[j]
+	sNear, sFar, target, gFar := sl, su, y, b.farHi[j]
 	if upper {
-		sNear, sFar, target = su, sl, -y
+		sNear, sFar, target, gFar = su, sl, -y, b.farLo[j]
 	}
 	f := func(t float64) (float64, float64) {
 		gn, dn := softValDeriv(t, sNear)
@@ -295,7 +318,6 @@ func (b *bounds) solveBoth(j int, y float64) (t float64, upper bool, logDeriv fl
 	// Start from the better of two approximations: the near side alone
 	// (the far side nearly constant), right close to the bound, and both
 	// sides linear (g(t) ≈ t), right far from both.
-	gFar, _ := softInv(w, sFar)
 	tNear := sNear * softplus((target+gFar)/sNear)
 	if tNear < minNormalDistance {
 		// So close to the bound that x rounds onto it: the near side

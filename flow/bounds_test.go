@@ -113,6 +113,7 @@ func TestBoundsLayer(t *testing.T) {
 	}
 	b.sLo = []float64{0.3, 0.7, 1, 1}
 	b.sHi = []float64{2, 1, 0.1, 1}
+	b.derive()
 	for k, x := range [][]float64{{0, 1, 0, 0}, {-2 + 1e-3, 1e-3, 5 - 1e-3, 1e6}, {3 - 1e-2, 1e4, -1e4, -3}, {-2 + 1e-12, 1e-300, 5 - 1e-12, 0}} {
 		y := append([]float64(nil), x...)
 		ld := b.forward(y)
@@ -268,6 +269,7 @@ func TestSoftLogitInverse(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.sLo[0], b.sHi[0] = c.sl, c.su
+		b.derive()
 		for i := -2000; i <= 2000; i++ {
 			y := float64(i) * (c.hi - c.lo) / 200 * (1 + 0.001*float64(i%7))
 			v := []float64{y}

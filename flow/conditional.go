@@ -25,7 +25,12 @@ type condLayer struct {
 	beta       []float64   // len(targ) × nf feature weights, nf = 1 + 2 len(cond)
 	centres    [][]float64 // per target: increasing bin centres
 	psi        [][]spline  // per target: one map per centre
+
+	betaT []float64 // derived by init: betaᵀ, nf × len(targ)
 }
+
+// init derives betaT from beta.
+func (c *condLayer) init() { c.betaT = transpose(c.beta, len(c.targ), c.nf()) }
 
 // nf is the number of conditioning features.
 func (c *condLayer) nf() int { return 1 + 2*len(c.cond) }
@@ -52,21 +57,9 @@ func (c *condLayer) features(g, z []float64, r, d int) {
 // using g (r × nf) as scratch.
 func (c *condLayer) summaries(sm, g, z []float64, r, d int) {
 	c.features(g, z, r, d)
-	nf, nt := c.nf(), len(c.targ)
-	for i := 0; i < r; i++ {
-		gi := g[i*nf : (i+1)*nf]
-		for t := 0; t < nt; t++ {
-			sm[i*nt+t] = dotF(gi, c.beta[t*nf:(t+1)*nf])
-		}
-	}
-}
-
-func dotF(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
+	// Each summary accumulates its features' terms in increasing order,
+	// as a dot product of g's row with beta's would.
+	mulRows(sm, g, r, c.nf(), c.betaT, len(c.targ))
 }
 
 // hat returns the bin b and fraction t of s between the centres.
@@ -93,6 +86,14 @@ func mix(psi []spline, b int, t, v float64) (y, dy float64) {
 	return (1-t)*y + t*y1, (1-t)*dy + t*dy1
 }
 
+// mixNear is mix for the iterates of mixInverse, which remembers the
+// maps' bins in bins.
+func mixNear(psi []spline, b int, t, v float64, bins *[2]int) (y, dy float64) {
+	y, dy = psi[b].evalNear(v, &bins[0])
+	y1, dy1 := psi[b+1].evalNear(v, &bins[1])
+	return (1-t)*y + t*y1, (1-t)*dy + t*dy1
+}
+
 // mixInverse solves mix(psi, b, t, v) = y for v and returns v and the
 // derivative of the map there. The root lies between the two maps'
 // inverses at y (where the mixture is below and above y), so a Newton
@@ -105,10 +106,19 @@ func mixInverse(psi []spline, b int, t, y float64) (v, dy float64) {
 	v1, _ := psi[b+1].inverse(y)
 	lo, hi := min(v0, v1), max(v0, v1)
 	v = (1-t)*v0 + t*v1
+	bins := [2]int{-1, -1}
 	for iter := 0; iter < 100; iter++ {
-		f, df := mix(psi, b, t, v)
+		f, df := mixNear(psi, b, t, v, &bins)
 		f -= y
 		if f == 0 {
+			return v, df
+		}
+		next := v - f/df
+		if next == v {
+			// Converged: the step is below v's last digit. (Tested after
+			// the bracket was moved to v, the step would fail the
+			// bracket test and restart a bisection from the bracket's
+			// far end, 50 steps for the last digit.)
 			return v, df
 		}
 		if f < 0 {
@@ -116,11 +126,10 @@ func mixInverse(psi []spline, b int, t, y float64) (v, dy float64) {
 		} else {
 			hi = v
 		}
-		next := v - f/df
 		if !(next > lo && next < hi) {
 			next = 0.5 * (lo + hi)
 		}
-		if next == v || hi-lo <= 4e-16*math.Abs(v) {
+		if hi-lo <= 4e-16*math.Abs(v) {
 			v = next
 			break
 		}
@@ -297,6 +306,7 @@ func (cf *condFit) fit(isTarget []bool) (condLayer, float64, bool) {
 			gain += res.gain
 		}
 	}
+	cl.init()
 	return cl, gain, len(cl.targ) > 0
 }
 

@@ -85,7 +85,7 @@ func TestConditionalLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := Fit(x, tg.d, nil, &Settings{Seed: 1, NoConditional: true})
+	without, err := Fit(x, tg.d, nil, &Settings{Seed: 1, Conditional: Off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestConditionalLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := Fit(xb, 8, nil, &Settings{Seed: 2, NoConditional: true})
+	gb, err := Fit(xb, 8, nil, &Settings{Seed: 2, Conditional: Off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestConditionalMarshal(t *testing.T) {
 	}
 
 	// Version 1: the same layout without kind bytes, sliced layers only.
-	sl, _ := fitTarget(t, funnelTarget(4), 2000, &Settings{Seed: 1, NoConditional: true, NoScale: true})
+	sl, _ := fitTarget(t, funnelTarget(4), 2000, &Settings{Seed: 1, Conditional: Off, Scale: Off})
 	var w writer
 	w.b = append(w.b, formatMagic...)
 	w.u32(1)

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -40,6 +39,7 @@ func Fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	return f, err
 }
 
+// fit is Fit.
 func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	r, b, err := checkFitInput(x, d, weights, s)
 	if err != nil {
@@ -52,7 +52,7 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		return nil, err
 	}
 	cc := covChoice{val: heldOutPoints{x: fd.zv, n: fd.nv, w: fd.wv}}
-	if r.NoShrinkage {
+	if r.Shrinkage == Off {
 		cc = covChoice{decided: true}
 	}
 	wt, err := fitWhitening(fd.zt, fd.nt, d, fd.wtr, cc, r.Whiten, threads)
@@ -66,24 +66,44 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 		fd.ldv[i] += wt.logDet
 	}
 	var plain *fitData // the points as whitened, for a fit without the scale layer
-	if !r.NoScale {
+	if r.Scale != Off {
 		plain = fd.clone()
 	}
 	f.layers, f.heldOut, f.warnings = fitLayers(fd, r, threads)
+	f.scaleGate = fd.scaleGate
 	if len(f.layers) > 0 && f.layers[0].scale != nil {
 		// The scale layer was kept for its own gain, but it changes what
 		// the later layers can do: keep it only when the whole flow
 		// predicts the held-out points better with it than without (on
-		// the 32-d banana the layer gains at first and loses in the end).
-		r0 := r
-		r0.NoScale = true
-		layers, heldOut, warnings := fitLayers(plain, r0, threads)
-		keep := heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
+		// the 32-d banana the layer gains at first and loses in the end),
+		// unless its own gain is beyond any that lost in the end
+		// (scaleSureGain), where the fit without it is not needed.
+		own := f.heldOut[1] - f.heldOut[0]
+		f.scaleGate.own = own
+		var layers []layer
+		var heldOut []float64
+		var warnings []string
+		plainFitted := false
+		fitPlain := func() {
+			r0 := r
+			r0.Scale = Off
+			layers, heldOut, warnings = fitLayers(plain, r0, threads)
+			plainFitted = true
+		}
+		keep := true
+		if !(own > scaleSureGain) || r.ungated() {
+			fitPlain()
+			keep = heldOut[len(heldOut)-1] < f.heldOut[len(f.heldOut)-1]
+			f.scaleGate.margin = f.heldOut[len(f.heldOut)-1] - heldOut[len(heldOut)-1]
+		}
 		if keep {
 			f.init()
 			keep = roundTrips(f, x, d)
 		}
 		if !keep {
+			if !plainFitted {
+				fitPlain()
+			}
 			f.layers, f.heldOut, f.warnings, fd = layers, heldOut, warnings, plain
 		}
 	}
@@ -215,6 +235,9 @@ type fitData struct {
 	// wsel and wstop are their weights.
 	nsel, stop  int
 	wsel, wstop []float64
+	// scaleGate holds the scale layer's gate numbers (scaleChoice; a NaN
+	// gain: not computed).
+	scaleGate scaleGate
 }
 
 // prepareFitData merges duplicate points, checks that enough distinct
@@ -257,7 +280,7 @@ func prepareFitData(x []float64, d int, weights []float64, b *bounds, r resolved
 		val = interleave(val)
 		nsel = (len(val) + 1) / 2
 	}
-	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel}
+	fd := &fitData{d: d, nd: nd, nt: len(train), nv: len(val), nsel: nsel, scaleGate: scaleGate{gain: math.NaN()}}
 	fd.zt, fd.wtr, _ = gather(pts, w, ldb, train, d)
 	fd.zv, fd.wv, fd.ldv = gather(pts, w, ldb, val, d)
 	if fd.wv != nil {
@@ -306,14 +329,14 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 	p := make([]float64, nt*k)
 	pv := make([]float64, nv*k)
 	var cs *condState
-	if !r.NoConditional && d >= 2 && nv > 0 {
+	if r.Conditional != Off && d >= 2 && nv > 0 {
 		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: fd.wsel, mo: mo, bws: bws, threads: threads}}
 	}
 	best, stale := 0, 0
 	// A scale layer first, when it gains on held-out points: the others
 	// then Gaussianize what is left.
-	if !r.NoScale && nv > 0 && maxLayers > 0 {
-		if sl, ok := fitScaleLayer(fd, llBest, llNew, threads); ok {
+	if r.Scale != Off && nv > 0 && maxLayers > 0 {
+		if sl, ok := fitScaleLayer(fd, llBest, llNew, r.ungated(), threads); ok {
 			layers = append(layers, sl)
 			m, _ := weightedMean(llBest, nil, wv)
 			heldOut = append(heldOut, m)
@@ -362,9 +385,10 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 // significant, as fitLayers does for a layer: it then applies it to the
 // training and held-out rows and writes their new log q into llBest
 // (llNew is scratch).
-func fitScaleLayer(fd *fitData, llBest, llNew []float64, threads int) (layer, bool) {
+func fitScaleLayer(fd *fitData, llBest, llNew []float64, ungated bool, threads int) (layer, bool) {
 	d, nt, nv := fd.d, fd.nt, fd.nv
-	sl, ok := fitScale(fd.zt, nt, d, fd.wtr)
+	sl, g, ok := fitScale(fd.zt, nt, d, fd.wtr, !ungated)
+	fd.scaleGate = g
 	if !ok {
 		return layer{}, false
 	}
@@ -653,36 +677,50 @@ func distinctPoints(x []float64, n, d int, weights []float64) ([]float64, []floa
 		}
 	}
 	row := func(i int) []float64 { return x[i*d : (i+1)*d] }
-	sorted := slices.Clone(idx)
-	slices.SortFunc(sorted, func(a, b int) int {
-		if c := slices.Compare(row(a), row(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	// Equal rows found by a hash of their values (-0 as 0, as == has it),
+	// each compared with the earlier rows of its hash: linear time where
+	// a sort of the rows took n log n comparisons of d values.
+	heads := make(map[uint64]int, len(idx)) // hash -> latest first-of-its-kind row
+	next := make([]int, n)                  // earlier first-of-its-kind row of the same hash, or -1
 	rep := make([]bool, n)
 	merged := make(map[int]float64)
 	dup := 0
-	for g := 0; g < len(sorted); {
-		h := g + 1
-		for h < len(sorted) && slices.Equal(row(sorted[g]), row(sorted[h])) {
-			h++
+	for _, i := range idx {
+		h := uint64(14695981039346656037)
+		for _, v := range row(i) {
+			h = (h ^ math.Float64bits(v+0)) * 1099511628211
 		}
-		first := sorted[g] // the smallest index of the group
-		rep[first] = true
-		if h-g > 1 {
-			dup += h - g - 1
-			var sum float64
-			for _, i := range sorted[g:h] {
-				if weights == nil {
-					sum++
-				} else {
-					sum += weights[i]
-				}
+		first := -1
+		j, ok := heads[h]
+		for ok && j >= 0 {
+			if slices.Equal(row(j), row(i)) {
+				first = j
+				break
 			}
-			merged[first] = sum
+			j = next[j]
 		}
-		g = h
+		wi := 1.0
+		if weights != nil {
+			wi = weights[i]
+		}
+		if first < 0 {
+			rep[i] = true
+			next[i] = -1
+			if ok {
+				next[i] = heads[h]
+			}
+			heads[h] = i
+			continue
+		}
+		// Summed in increasing index, the first point's weight first.
+		if _, seen := merged[first]; !seen {
+			merged[first] = 1
+			if weights != nil {
+				merged[first] = weights[first]
+			}
+		}
+		merged[first] += wi
+		dup++
 	}
 	out := make([]float64, 0, (len(idx)-dup)*d)
 	var w []float64

@@ -29,6 +29,10 @@ type Flow struct {
 	// (heldOut[0]: whitening only); empty without validation. Kept for
 	// diagnostics and tests; not serialized.
 	heldOut []float64
+	// scaleGate holds the scale layer's gate numbers (scaleChoice) on
+	// the whitened training points (a NaN gain: not computed). Kept for
+	// tests; not serialized.
+	scaleGate scaleGate
 }
 
 // Dim returns the dimension d.
@@ -109,7 +113,7 @@ func (f *Flow) Inverse(x, logdet, z []float64) {
 	f.checkLen("Inverse", len(x), n)
 	f.checkLen("Inverse", len(z), n)
 	f.run(n, func(lo, hi int, s *scratch) {
-		f.inverseRows(x[lo*f.d:hi*f.d], logdet[lo:hi], z[lo*f.d:hi*f.d], hi-lo, s)
+		f.inverseRows(x[lo*f.d:hi*f.d], logdet[lo:hi], z[lo*f.d:hi*f.d], hi-lo, s, nil)
 	})
 }
 
@@ -117,9 +121,23 @@ func (f *Flow) Inverse(x, logdet, z []float64) {
 // be len(logq)·Dim()) and writes their log q into logq. All randomness
 // comes from rng, drawn sequentially, so the draws depend on rng alone.
 func (f *Flow) Sample(dst, logq []float64, rng *rand.Rand) {
+	f.SampleLatent(dst, logq, nil, rng)
+}
+
+// SampleLatent is Sample that also returns the standard normal points the
+// draws are the images of: z, if not nil (len(z) = len(dst)), receives
+// them, row-major, so that log q = Σ log φ(z) + log|det ∂z/∂x| at each
+// draw. The draws and their log q are Sample's with the same rng. (For a
+// draw that rounded onto a bound and was moved inside, z is the forward
+// map's image of the point returned, from which its log q comes too.)
+func (f *Flow) SampleLatent(dst, logq, z []float64, rng *rand.Rand) {
 	n := len(logq)
 	f.checkLen("Sample", len(dst), n)
-	z := make([]float64, n*f.d)
+	if z == nil {
+		z = make([]float64, n*f.d)
+	} else {
+		f.checkLen("SampleLatent", len(z), n)
+	}
 	for i := range z {
 		z[i] = rng.NormFloat64()
 	}
@@ -134,7 +152,9 @@ func (f *Flow) Sample(dst, logq []float64, rng *rand.Rand) {
 			}
 			base[i] = v
 		}
-		f.inverseRows(dst[lo*f.d:hi*f.d], ld, zz, hi-lo, s)
+		// A draw moved inside its box gets the latent point of where it
+		// is, as its log q does.
+		f.inverseRows(dst[lo*f.d:hi*f.d], ld, zz, hi-lo, s, zz)
 		for i := range ld {
 			if s.flag[i] == rowClamped {
 				ld[i] = s.aux[i]
@@ -325,7 +345,9 @@ func (f *Flow) forwardRows(z, ld, x []float64, r int, s *scratch) {
 }
 
 // inverseRows maps r rows of z back into x with log-determinants ld.
-func (f *Flow) inverseRows(x, ld, z []float64, r int, s *scratch) {
+// zOut, if not nil, receives the forward map's latent point of each row
+// that rounded onto a bound and was moved inside (see below).
+func (f *Flow) inverseRows(x, ld, z []float64, r int, s *scratch, zOut []float64) {
 	d := f.d
 	clear(ld[:r])
 	cur, other := s.buf[:r*d], x[:r*d]
@@ -396,6 +418,9 @@ func (f *Flow) inverseRows(x, ld, z []float64, r int, s *scratch) {
 			lq += logPhi(v)
 		}
 		s.aux[i] = lq
+		if zOut != nil {
+			copy(zOut[i*d:(i+1)*d], zs[k*d:(k+1)*d])
+		}
 	}
 }
 

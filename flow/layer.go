@@ -52,7 +52,11 @@ func (l *layer) width() int {
 
 // init derives the active-column matrices.
 func (l *layer) init(d int) {
-	if l.cond != nil || l.scale != nil {
+	if l.cond != nil {
+		l.cond.init()
+		return
+	}
+	if l.scale != nil {
 		return
 	}
 	l.cols = l.cols[:0]

@@ -52,6 +52,43 @@ func addMulRowsT(dst []float64, r, d int, p []float64, k int, at []float64) {
 	}
 }
 
+// mulRowsUpper is mulRows for a square a (d×d) that is upper triangular
+// (zero below the diagonal), such as the transpose of a Cholesky factor
+// or of its inverse: row l of a adds into the columns l..d-1 of dst only,
+// half the work, each element's sum in the same order as mulRows's.
+func mulRowsUpper(dst, x []float64, r, d int, a []float64) {
+	clear(dst[:r*d])
+	lb := innerBlock(d)
+	for i0 := 0; i0 < r; i0 += blockRows {
+		i1 := min(i0+blockRows, r)
+		for l0 := 0; l0 < d; l0 += lb {
+			l1 := min(l0+lb, d)
+			for i := i0; i < i1; i++ {
+				di := dst[i*d : i*d+d]
+				for l, v := range x[i*d+l0 : i*d+l1] {
+					if v != 0 {
+						c := l0 + l
+						floats.AddScaled(di[c:], v, a[c*d+c:(c+1)*d])
+					}
+				}
+			}
+		}
+	}
+}
+
+// upperTriangular reports whether the d×d row-major a is zero below its
+// diagonal.
+func upperTriangular(a []float64, d int) bool {
+	for i := 1; i < d; i++ {
+		for _, v := range a[i*d : i*d+i] {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // transpose returns aᵀ (c×r) of the r×c row-major matrix a.
 func transpose(a []float64, r, c int) []float64 {
 	t := make([]float64, r*c)

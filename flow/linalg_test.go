@@ -93,3 +93,37 @@ func benchMulRows(b *testing.B, mul func(dst, x []float64, r, d int, a []float64
 		mul(dst, x, r, d, a, d)
 	}
 }
+
+// mulRowsUpper skips the zeros below an upper triangular factor's
+// diagonal and otherwise adds the same terms in the same order as
+// mulRows: the same values (a sum of exact zeros aside, whose sign the
+// skipped terms could change).
+func TestMulRowsUpperMatchesMulRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sz := range [][2]int{{37, 300}, {5, 7}, {300, 64}, {20, 1000}} {
+		r, d := sz[0], sz[1]
+		x := make([]float64, r*d)
+		for i := range x {
+			if i%5 != 0 {
+				x[i] = rng.NormFloat64()
+			}
+		}
+		a := make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				a[i*d+j] = rng.NormFloat64()
+			}
+		}
+		if !upperTriangular(a, d) || (d > 1 && upperTriangular(transpose(a, d, d), d)) {
+			t.Fatalf("%v: upperTriangular is wrong", sz)
+		}
+		got, want := make([]float64, r*d), make([]float64, r*d)
+		mulRowsUpper(got, x, r, d, a)
+		mulRows(want, x, r, d, a, d)
+		for i, v := range want {
+			if got[i] != v {
+				t.Fatalf("%v: mulRowsUpper[%d] = %v, mulRows %v", sz, i, got[i], v)
+			}
+		}
+	}
+}

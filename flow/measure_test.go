@@ -16,7 +16,7 @@ import (
 // ln Z (10⁴ draws of p and of q). It is skipped unless FLOW_MEASURE is
 // set; FLOW_REPS, FLOW_TARGET, FLOW_RANDOM (add random rotations),
 // FLOW_DEEP (add MaxLayers 16), FLOW_SLICED (add sliced layers only,
-// NoConditional) and FLOW_BOUNDS (fit with the prior boxes as bounds)
+// Conditional Off) and FLOW_BOUNDS (fit with the prior boxes as bounds)
 // adjust it:
 //
 //	FLOW_MEASURE=1 FLOW_GBS=1 FLOW_REPS=5 go test -run TestMeasure -v ./flow/
@@ -36,7 +36,7 @@ func TestMeasure(t *testing.T) {
 		cfgs = append(cfgs, cfg{"max16", Settings{MaxLayers: 16}})
 	}
 	if os.Getenv("FLOW_SLICED") != "" {
-		cfgs = append(cfgs, cfg{"sliced", Settings{NoConditional: true}})
+		cfgs = append(cfgs, cfg{"sliced", Settings{Conditional: Off}})
 	}
 	if os.Getenv("FLOW_RANDOM") != "" {
 		cfgs = append(cfgs, cfg{"random30", Settings{Rotation: RandomRotation, MaxLayers: 30}})

@@ -2,6 +2,8 @@ package flow
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // scaleLayer centres and rescales every coordinate but one by lines in
@@ -76,24 +78,97 @@ const scaleSelectRows = 4096
 // the choice of k costs d² per row.
 const maxScaleDim = 256
 
+// scaleGateAlpha is the false-pass rate of the gate in front of the
+// scale layer's candidate (scaleChoice): the candidate is fitted only
+// where the dependence of the other coordinates' log squares on the
+// chosen coordinate is beyond what independent coordinates give at that
+// rate. Where no coordinate sets the others' scales (Gaussian draws, the
+// ring, the Cauchy problem) the candidate's lines cost a third of a fit
+// at d = 256 and gain nothing; skipping them leaves the flow exactly the
+// one the full procedure gives whenever it would not keep the layer.
+// The test, not a threshold on the predicted gain, is the gate: a funnel
+// whose scale varies as exp(x1/8) (predicted gain 0.24 nats at d = 16)
+// still keeps the layer, and with it the bridge's error falls from
+// 0.0025 to 0.0011 (docs/benchmarks.md, "Speed").
+const scaleGateAlpha = 1e-3
+
+// scaleSureGain is the scale layer's own held-out gain (nats per point)
+// above which the whole flow is not fitted again without it to compare:
+// where a candidate gained alone and the flow without it won in the end
+// (the banana, the Cauchy problem: the later layers do better without),
+// its own gain was at most 0.9 nats; on the funnel, where the flow with
+// it always won, its own gain was 5.1 to 16 nats (TestScaleGateMeasure on
+// the pipeline's draws of 8 to 64 seeds per problem, docs/benchmarks.md,
+// "Speed"). The second fit was half of the funnel's flow fits.
+const scaleSureGain = 3.0
+
 // fitScale fits a scale layer to the n×d rows z (weights w, nil for
 // equal): k is the coordinate whose value best predicts the others' log
-// squares (the summed R² of their least-squares lines), and the lines
-// maximize the likelihood of z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)})
-// (fitScaleLine). ok is false when no coordinate predicts the others'
-// scales at all.
-func fitScale(z []float64, n, d int, w []float64) (c scaleLayer, ok bool) {
+// squares (scaleChoice), and the lines maximize the likelihood of
+// z_j ~ N(m_j + c_j z_k, e^{2(a_j + b_j z_k)}) (fitScaleLine). ok is false
+// when no coordinate predicts the others' log squares beyond chance
+// (scaleGateAlpha) unless ungated, or at all. g is the gate's numbers.
+func fitScale(z []float64, n, d int, w []float64, gated bool) (c scaleLayer, g scaleGate, ok bool) {
 	if d < 2 || d > maxScaleDim || n < 2*d {
-		return c, false
+		return c, scaleGate{gain: math.NaN()}, false
 	}
+	k, g := scaleChoice(z, n, d, w)
+	if k < 0 || gated && !g.pass() {
+		return c, g, false
+	}
+	c.k = k
+	c.m, c.c = make([]float64, d), make([]float64, d)
+	c.a, c.b = make([]float64, d), make([]float64, d)
+	t, v := make([]float64, n), make([]float64, n)
+	for i := range n {
+		t[i] = z[i*d+c.k]
+	}
+	for j := 0; j < d; j++ {
+		if j != c.k {
+			for i := range n {
+				v[i] = z[i*d+j]
+			}
+			c.m[j], c.c[j], c.a[j], c.b[j] = fitScaleLine(t, v, w)
+		}
+	}
+	return c, g, true
+}
+
+// scaleGate holds the gate's numbers: the test statistic, its threshold
+// and the predicted gain (see scaleChoice); when the candidate passed its
+// own test, for the tests that measure the gate, its own held-out gain and
+// the margin by which the whole flow with it beat (or lost to) the flow
+// without it.
+type scaleGate struct {
+	stat, limit, gain float64
+	own, margin       float64
+}
+
+// pass reports whether the dependence is beyond chance.
+func (g scaleGate) pass() bool { return g.stat > g.limit }
+
+// scaleChoice returns the scale coordinate k of the n×d rows z (weights
+// w, nil for equal), the one whose value best predicts the others' log
+// squares (the summed R² of the least-squares lines of log(z_j² + ε) in
+// z_k over the first scaleSelectRows rows; the training rows are in
+// random order), and the gate's numbers there. The statistic is m Σ_j R²
+// over those m rows (Kish's effective number with weights): for
+// coordinates independent of z_k each m R² is about χ²₁, so the sum is
+// about χ²_{d-1}, and the limit is that law's upper quantile at
+// scaleGateAlpha/d (the best of d coordinates). The predicted gain is
+// Σ_j b_j² Var(z_k) with b_j half the slope of z_j's line: for z_j ~
+// N(0, e^{2(a_j + b_j z_k)}) with Gaussian z_k, E log(z_j²) = 2(a_j +
+// b_j z_k) + const, and b_j² Var(z_k) = ½ log E e^{2 b_j z_k} - E b_j z_k
+// is what the scale's line gains per point over a constant scale in
+// expected log-likelihood (reported by the tests that measure the gate).
+// k is -1 when no coordinate predicts any log square.
+func scaleChoice(z []float64, n, d int, w []float64) (int, scaleGate) {
 	weight := func(i int) float64 {
 		if w == nil {
 			return 1
 		}
 		return w[i]
 	}
-	// The choice of k: weighted correlations of z_k with log(z_j² + ε)
-	// over the first rows (the training rows are in random order).
 	m := min(n, scaleSelectRows)
 	u := make([]float64, m*d)
 	for i := range u {
@@ -113,51 +188,57 @@ func fitScale(z []float64, n, d int, w []float64) (c scaleLayer, ok bool) {
 	for j := 0; j < d; j++ {
 		mz[j], mu[j] = mean(z, j), mean(u, j)
 	}
-	cov := make([]float64, d*d) // cov[k*d+j]: z_k with u_j
-	var sw float64
+	// cov[k*d+j] = Σ w (z_k - mz_k)(u_j - mu_j), one matrix product.
+	zw := make([]float64, m*d)
+	var sw, sw2 float64
 	for i := 0; i < m; i++ {
 		wi := weight(i)
 		sw += wi
+		sw2 += wi * wi
 		for k := 0; k < d; k++ {
 			dz := z[i*d+k] - mz[k]
-			vz[k] += wi * dz * dz
 			du := u[i*d+k] - mu[k]
+			zw[i*d+k] = wi * dz
+			u[i*d+k] = du
+			vz[k] += wi * dz * dz
 			vu[k] += wi * du * du
-			for j := 0; j < d; j++ {
-				cov[k*d+j] += wi * dz * (u[i*d+j] - mu[j])
-			}
 		}
 	}
-	best := 0.0
-	for k := 0; k < d; k++ {
+	var cm mat.Dense
+	cm.Mul(mat.NewDense(m, d, zw).T(), mat.NewDense(m, d, u))
+	cov := cm.RawMatrix().Data
+	best, k := 0.0, -1
+	for c := 0; c < d; c++ {
 		var r2 float64
 		for j := 0; j < d; j++ {
-			if j != k && vz[k] > 0 && vu[j] > 0 {
-				r2 += cov[k*d+j] * cov[k*d+j] / (vz[k] * vu[j])
+			if j != c && vz[c] > 0 && vu[j] > 0 {
+				r2 += cov[c*d+j] * cov[c*d+j] / (vz[c] * vu[j])
 			}
 		}
 		if r2 > best {
-			best, c.k = r2, k
+			best, k = r2, c
 		}
 	}
-	if best == 0 {
-		return c, false
+	if k < 0 {
+		return -1, scaleGate{gain: math.NaN()}
 	}
-	c.m, c.c = make([]float64, d), make([]float64, d)
-	c.a, c.b = make([]float64, d), make([]float64, d)
-	t, v := make([]float64, n), make([]float64, n)
-	for i := range n {
-		t[i] = z[i*d+c.k]
-	}
+	g := scaleGate{stat: sw * sw / sw2 * best, limit: chiSquareUpper(d-1, scaleGateAlpha/float64(d))}
 	for j := 0; j < d; j++ {
-		if j != c.k {
-			for i := range n {
-				v[i] = z[i*d+j]
-			}
-			c.m[j], c.c[j], c.a[j], c.b[j] = fitScaleLine(t, v, w)
+		if j != k {
+			g.gain += cov[k*d+j] * cov[k*d+j] / (4 * vz[k] * sw)
 		}
 	}
-	return c, true
+	return k, g
+}
+
+// chiSquareUpper is the χ²_ν quantile with upper tail p, by the
+// Wilson-Hilferty approximation (a few per cent from the exact one for
+// ν >= 1 and the small p of the gate).
+func chiSquareUpper(nu int, p float64) float64 {
+	v := float64(nu)
+	a := 2 / (9 * v)
+	t := 1 - a + normQuantile(1-p)*math.Sqrt(a)
+	return v * t * t * t
 }
 
 // fitScaleLine fits v_i ~ N(m + c t_i, e^{2(a + b t_i)}) by maximum

@@ -28,7 +28,11 @@ func TestScaleLayerFunnel(t *testing.T) {
 		}
 		kl := map[bool]float64{}
 		for _, noScale := range []bool{false, true} {
-			f, err := Fit(x, tg.d, nil, &Settings{Lower: tg.lower, Upper: tg.upper, Seed: 1, NoScale: noScale})
+			set := &Settings{Lower: tg.lower, Upper: tg.upper, Seed: 1}
+			if noScale {
+				set.Scale = Off
+			}
+			f, err := Fit(x, tg.d, nil, set)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -160,6 +160,9 @@ func decode(data []byte) (*Flow, error) {
 				r.fail("invalid bounds of coordinate %d", j)
 			}
 		}
+		if r.err == nil {
+			b.derive()
+		}
 		f.bounds = b
 	}
 	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}

@@ -19,7 +19,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		{Seed: 1},
 		{Seed: 2, Directions: 3},
 		{Seed: 3, Lower: []float64{-4, -30, -30, -30, math.Inf(-1)}, Upper: []float64{4, 30, 30, math.Inf(1), 30}},
-		{Seed: 4, NoScale: true},
+		{Seed: 4, Scale: Off},
 	} {
 		f, rng := fitTarget(t, tg, 3000, s)
 		if len(f.layers) > 0 && f.layers[0].scale != nil {

@@ -3,6 +3,20 @@ package flow
 import (
 	"fmt"
 	"math"
+
+	"github.com/gbs-evidence/gbs/internal/onoff"
+)
+
+// Switch turns an optional part of the fit on or off; its zero value,
+// Auto, is the part's default (see each setting). It is the library's one
+// idiom for optional stages (gbs.Switch is the same type).
+type Switch = onoff.Switch
+
+// The values of a Switch.
+const (
+	Auto = onoff.Auto
+	On   = onoff.On
+	Off  = onoff.Off
 )
 
 // Settings configures Fit. The zero value, and a nil *Settings, select the
@@ -53,29 +67,35 @@ type Settings struct {
 	// MaxSliced.
 	Rotation RotationMode
 
-	// NoConditional disables conditional layers. By default each layer
-	// is either sliced or conditional (half of the coordinates mapped
-	// given the other half), whichever gains more held-out likelihood;
-	// without a validation set (Layers > 0) all layers are sliced.
-	NoConditional bool
+	// Conditional: with Auto and On each layer is either sliced or
+	// conditional (half of the coordinates mapped given the other half),
+	// whichever gains more held-out likelihood; without a validation set
+	// (Layers > 0) all layers are sliced. Off: sliced layers only.
+	Conditional Switch
 
-	// NoScale disables the scale layer. By default a scale layer is tried
-	// before the other layers: every coordinate but one centred and
-	// rescaled by lines in that one (a hierarchical scale, the geometry
-	// of Neal's funnel), kept only when the flow with it predicts
-	// held-out points better than the flow without, so that elsewhere
-	// the flow is the one fitted without it. It is not tried without a
-	// validation set (Layers > 0) or above 256 dimensions. On the funnel
-	// it takes q from 1.75 to 0.04 nats of p (docs/benchmarks.md has the
-	// pipeline's spread of ln Z with it); when it passes its own gain test the remaining layers are fitted
-	// twice, with and without it.
-	NoScale bool
+	// Scale: with Auto a scale layer is tried before the other layers:
+	// every coordinate but one centred and rescaled by lines in that one
+	// (a hierarchical scale, the geometry of Neal's funnel), kept only
+	// when the flow with it predicts held-out points better than the flow
+	// without, so that elsewhere the flow is the one fitted without it.
+	// It is not tried without a validation set (Layers > 0), above 256
+	// dimensions, or where no coordinate's value predicts the others' log
+	// squares beyond chance (a gate, a test at a false-pass rate of
+	// 10⁻³). On the funnel it takes q from 1.75 to 0.04 nats of p
+	// (docs/benchmarks.md has the pipeline's spread of ln Z with it); when
+	// it passes its own gain test the remaining layers are fitted twice,
+	// with and without it, unless its own gain leaves no doubt (3 nats per
+	// point). On tries it wherever Auto would but for the gate, and always
+	// fits the flow without it for the comparison (the gate's
+	// measurements use it). Off: no scale layer.
+	Scale Switch
 
-	// NoShrinkage keeps the sample covariance for the whitening. By
-	// default, when the points are few for their dimension (d²/(4n) of a
-	// nat or more for n training points), the covariance's eigenvalues
-	// are shrunk (see ShrunkCovariance) if the held-out points prefer it.
-	NoShrinkage bool
+	// Shrinkage: with Auto and On, when the points are few for their
+	// dimension (d²/(4n) of a nat or more for n training points), the
+	// covariance's eigenvalues are shrunk for the whitening (see
+	// ShrunkCovariance) if the held-out points prefer it. Off keeps the
+	// sample covariance.
+	Shrinkage Switch
 
 	// Lower and Upper are optional box bounds, nil meaning unbounded; an
 	// entry may be ±Inf for a coordinate unbounded on that side. Bounded
@@ -160,6 +180,11 @@ type resolved struct {
 	tailPoints float64
 }
 
+// ungated reports whether the scale layer's candidate is fitted whatever
+// the gate says and the flows with and without it always compared
+// (scaleGateAlpha, scaleSureGain): Scale = On.
+func (r *resolved) ungated() bool { return r.Scale == On }
+
 func (s *Settings) resolve(d int) (resolved, error) {
 	var r resolved
 	if s != nil {
@@ -186,6 +211,14 @@ func (s *Settings) resolve(d int) (resolved, error) {
 		return r, fmt.Errorf("flow: unknown whitening mode %d", int(r.Whiten))
 	case r.Rotation < MaxSliced || r.Rotation > RandomRotation:
 		return r, fmt.Errorf("flow: unknown rotation mode %d", int(r.Rotation))
+	}
+	for _, sw := range []struct {
+		s    Switch
+		name string
+	}{{r.Conditional, "Conditional"}, {r.Scale, "Scale"}, {r.Shrinkage, "Shrinkage"}} {
+		if err := sw.s.Check("flow: Settings." + sw.name); err != nil {
+			return r, err
+		}
 	}
 	if r.MaxLayers == 0 {
 		r.MaxLayers = defaultMaxLayers

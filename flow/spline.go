@@ -131,7 +131,32 @@ func (sp *spline) eval(v float64) (y, dy float64) {
 	case v != v:
 		return v, v
 	}
-	i := sp.xi.find(v)
+	return sp.evalBin(v, sp.xi.find(v))
+}
+
+// evalNear is eval for v near a point already evaluated, whose bin *bin
+// holds (-1: none yet): a root finder's iterates stay in one bin, whose
+// test is cheaper than the lookup. It updates *bin.
+func (sp *spline) evalNear(v float64, bin *int) (y, dy float64) {
+	n := len(sp.x)
+	switch {
+	case v <= sp.x[0]:
+		return sp.y[0] + sp.d[0]*(v-sp.x[0]), sp.d[0]
+	case v >= sp.x[n-1]:
+		return sp.y[n-1] + sp.d[n-1]*(v-sp.x[n-1]), sp.d[n-1]
+	case v != v:
+		return v, v
+	}
+	i := *bin
+	if !(i >= 0 && sp.x[i] <= v && v < sp.x[i+1]) {
+		i = sp.xi.find(v)
+		*bin = i
+	}
+	return sp.evalBin(v, i)
+}
+
+// evalBin is eval at v inside bin i.
+func (sp *spline) evalBin(v float64, i int) (y, dy float64) {
 	h, s := sp.h[i], sp.s[i]
 	d0, d1 := sp.d[i], sp.d[i+1]
 	xi := (v - sp.x[i]) * sp.invW[i]

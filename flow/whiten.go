@@ -65,6 +65,9 @@ type whitening struct {
 	unT     []float64 // unwhiteᵀ
 	logDet  float64   // log|det white|
 	shrunk  bool      // the covariance is the shrinkage estimate (not serialized)
+	// tri: whiteT and unT are upper triangular (Cholesky whitening), so
+	// their products skip the zeros (derived by init).
+	tri bool
 }
 
 // fitWhitening estimates the weighted mean and covariance of the n×d
@@ -300,6 +303,7 @@ func firstSingularColumn(cov *mat.SymDense) int {
 func (wt *whitening) init(d int) {
 	wt.whiteT = transpose(wt.white, d, d)
 	wt.unT = transpose(wt.unwhite, d, d)
+	wt.tri = upperTriangular(wt.whiteT, d) && upperTriangular(wt.unT, d)
 	m := mat.NewDense(d, d, append([]float64(nil), wt.white...))
 	var lu mat.LU
 	lu.Factorize(m)
@@ -314,12 +318,21 @@ func (wt *whitening) forward(z, x []float64, r, d int) {
 			row[j] -= m
 		}
 	}
-	mulRows(z, x[:r*d], r, d, wt.whiteT, d)
+	wt.mul(z, x[:r*d], r, d, wt.whiteT)
+}
+
+// mul sets dst (r×d) = x (r×d) · a for a = whiteT or unT.
+func (wt *whitening) mul(dst, x []float64, r, d int, a []float64) {
+	if wt.tri {
+		mulRowsUpper(dst, x, r, d, a)
+		return
+	}
+	mulRows(dst, x, r, d, a, d)
 }
 
 // inverse maps r whitened rows z back to x.
 func (wt *whitening) inverse(x, z []float64, r, d int) {
-	mulRows(x, z, r, d, wt.unT, d)
+	wt.mul(x, z, r, d, wt.unT)
 	for i := 0; i < r; i++ {
 		for j := 0; j < d; j++ {
 			x[i*d+j] += wt.mean[j]

@@ -262,8 +262,29 @@ func (cp *coveragePool) extreme(x []float64) float64 {
 }
 
 // observe adds the bridge's proposal draws y, with log q lq and log p lp,
-// to the pool.
-func (cp *coveragePool) observe(y, lq, lp []float64) { cp.add(y, lq, lp, nil, false) }
+// to the pool; z, if not nil, holds the flow's latent points of the draws,
+// which give the widened flow's density without mapping y again.
+func (cp *coveragePool) observe(y, lq, lp, z []float64) {
+	var lw []float64
+	if z != nil && cp.f != nil {
+		d := cp.d
+		lw = make([]float64, len(lq))
+		for i := range lw {
+			zi := z[i*d : (i+1)*d]
+			lw[i] = lq[i] - baseLogProb(zi) + wideBaseLogProb(zi)
+		}
+	}
+	cp.add(y, lq, lp, lw, false)
+}
+
+// baseLogProb is the log density of the flow's base N(0, I) at z.
+func baseLogProb(z []float64) float64 {
+	v := -float64(len(z)) * 0.5 * math.Log(2*math.Pi)
+	for _, zj := range z {
+		v -= 0.5 * zj * zj
+	}
+	return v
+}
 
 // add records proposals y (row-major) with log q lq and log p lp; wide
 // says they come from the widened copy, whose log density lw is then
@@ -274,6 +295,9 @@ func (cp *coveragePool) add(y, lq, lp, lw []float64, wide bool) {
 	if !wide && cp.nq+n > coveragePoolMax {
 		n = max(coveragePoolMax-cp.nq, 0)
 		y, lq, lp = y[:n*d], lq[:n], lp[:n]
+		if lw != nil {
+			lw = lw[:n]
+		}
 	}
 	if n == 0 {
 		return

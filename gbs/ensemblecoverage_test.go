@@ -22,9 +22,15 @@ import (
 // marked as an ensemble like an emcee sampler. It logs each run's z-score,
 // error bar, summands' tau and warnings, and per length the sd of z and
 // the largest |z| with and without the walkers' warning. Skipped unless
-// GBS_MEASURE is set; GBS_REPS sets the runs (default 32):
+// GBS_MEASURE is set; GBS_REPS sets the runs (default 32). GBS_DIM=3
+// adds a third coordinate w ~ N(0, 1) independent of the banana (ln Z
+// = ln 6π + ½ ln 2π), bench/emcee_coverage.py's banana3; GBS_CHAINS=1
+// also reads each run's draws as MCMC chains, whose error bar is the
+// ensemble's without its walkers' term (ensembleerror.go), and logs
+// that z too:
 //
 //	GBS_MEASURE=1 GBS_REPS=32 go test -run TestMeasureEnsembleBanana -v -timeout 2h ./gbs/
+//	GBS_MEASURE=1 GBS_REPS=12 GBS_DIM=3 GBS_STEPS=80000 GBS_CHAINS=1 go test -run TestMeasureEnsembleBanana -v -timeout 2h ./gbs/
 func TestMeasureEnsembleBanana(t *testing.T) {
 	skipUnlessMeasuring(t)
 	runs, thin := envInt("GBS_REPS", 32), envInt("GBS_THIN", 10)
@@ -41,29 +47,35 @@ func TestMeasureEnsembleBanana(t *testing.T) {
 	}
 	longest := steps[len(steps)-1]
 	exact := math.Log(6 * math.Pi)
+	d, logp := 2, bananaLogP
+	if envInt("GBS_DIM", 2) == 3 {
+		d, logp = 3, banana3LogP
+		exact += 0.5 * math.Log(2*math.Pi)
+	}
+	chains := os.Getenv("GBS_CHAINS") != ""
 	type row struct {
 		z, tau float64
 		warned bool
 	}
 	rows := map[int][]row{}
 	for r := range runs {
-		res, err := ensemble.Sample(context.Background(), bananaLogP, 2, &ensemble.Settings{Walkers: 32, Steps: longest,
-			Burn: 1, Thin: 1, InitCenter: []float64{0, 0}, InitScale: 0.01, Seed: uint64(r)})
+		res, err := ensemble.Sample(context.Background(), logp, d, &ensemble.Settings{Walkers: 32, Steps: longest,
+			Burn: 1, Thin: 1, InitCenter: make([]float64, d), InitScale: 0.01, Seed: uint64(r)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range steps {
 			// res.Chain holds steps 1, 2, ... (Burn 1 drops the start).
-			s := &gbs.Samples{Dim: 2, Kind: gbs.EnsembleWalkers}
+			s := &gbs.Samples{Dim: d, Kind: gbs.EnsembleWalkers}
 			for w := range res.Chain {
 				var ch, lp []float64
 				for i := n/5 - 1; i < n-1; i += thin {
-					ch = append(ch, res.Chain[w][2*i:2*i+2]...)
+					ch = append(ch, res.Chain[w][d*i:d*i+d]...)
 					lp = append(lp, res.LogP[w][i])
 				}
 				s.Chains, s.LogP = append(s.Chains, ch), append(s.LogP, lp)
 			}
-			ev, err := gbs.Evidence(context.Background(), bananaLogP, s, &gbs.Settings{Seed: uint64(r)})
+			ev, err := gbs.Evidence(context.Background(), logp, s, &gbs.Settings{Seed: uint64(r)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +83,14 @@ func TestMeasureEnsembleBanana(t *testing.T) {
 			z := (ev.LogZ - exact) / ev.LogZErr
 			rows[n] = append(rows[n], row{z, ev.Tau, warned})
 			t.Logf("run %d steps %d: z %+.2f sigma %.4f tau %.1f warnings %q", r, n, z, ev.LogZErr, ev.Tau, ev.Warnings())
+			if chains {
+				s.Kind = gbs.MCMCChains
+				ch, err := gbs.Evidence(context.Background(), logp, s, &gbs.Settings{Seed: uint64(r)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("run %d steps %d as chains: z %+.2f sigma %.4f", r, n, (ch.LogZ-exact)/ch.LogZErr, ch.LogZErr)
+			}
 		}
 	}
 	for _, n := range steps {
@@ -103,6 +123,14 @@ func TestMeasureEnsembleBanana(t *testing.T) {
 		t.Logf("| %d | %d | %.2f | %+.2f | %d %% | %d %% | %.1f | %.1f | %d | %.0f (%.0f-%.0f) |", n, len(zs), math.Sqrt(v), m,
 			100*in1/len(zs), 100*in2/len(zs), maxU, maxW, nw, taus[len(taus)/2], taus[0], taus[len(taus)-1])
 	}
+}
+
+func banana3LogP(dst, x []float64) error {
+	for i := range dst {
+		a, b, w := x[3*i], x[3*i+1], x[3*i+2]
+		dst[i] = -a*a/18 - 0.5*(b-a*a)*(b-a*a) - 0.5*w*w
+	}
+	return nil
 }
 
 func bananaLogP(dst, x []float64) error {

@@ -62,21 +62,21 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	// Stored log p that belongs to other draws, or to another density,
 	// moves ln Z without any sign in the error bar: check a few first.
-	if err := e.spotCheck(); err != nil {
+	if err := e.inStage("evidence spot-check", e.spotCheck); err != nil {
 		return nil, err
 	}
 	// Label switching: a posterior invariant under relabeling blocks of
 	// coordinates, whose draws hold one labeling (symmetry.go).
-	if err := e.detectSymmetry(); err != nil {
+	if err := e.inStage("evidence symmetry", e.detectSymmetry); err != nil {
 		return nil, err
 	}
 	if err := e.estimate(); err != nil {
 		return nil, err
 	}
-	if err := e.runCensus(); err != nil {
+	if err := e.inStage("evidence census", e.runCensus); err != nil {
 		return nil, err
 	}
-	e.diagnose()
+	e.inStage("evidence checks", func() error { e.diagnose(); return nil })
 	e.res.NCall = e.ev.calls
 	e.res.AnnealSteps, e.res.AnnealCalls = e.anneal.steps, e.anneal.calls
 	// For an ensemble's walkers emcee's rule (CheckEnsembleWalkers)
@@ -125,6 +125,7 @@ func newEstimation(ctx context.Context, logp LogDensityFunc, s *Samples, set *Se
 	}
 	if e.cfg.Proposal == nil {
 		e.cfg.Proposal = FlowProposal(&flow.Settings{Lower: cfg.Lower, Upper: cfg.Upper})
+		e.ownProposal = true
 	}
 	return e, nil
 }
@@ -165,6 +166,9 @@ type estimation struct {
 	cause    string
 	// anneal describes the annealed bridge when it ran (steps 0: not).
 	anneal annealInfo
+	// ownProposal: the proposal fitter is the library's (safe for
+	// concurrent use), so the cross-fitting passes may run at once.
+	ownProposal bool
 	// censusQs are the proposals the estimate used, which the mode
 	// census tests its maxima against.
 	censusQs []Proposal
@@ -269,8 +273,16 @@ type proposalDraws struct {
 	rng  *rand.Rand
 	tgt  *target
 	logw []float64
-	// observe, if not nil, sees every batch of draws with log q and log p.
-	observe func(y, lq, lp []float64)
+	// observe, if not nil, sees every batch of draws with log q and log p,
+	// and the latent points they were mapped from when q has them (nil
+	// otherwise).
+	observe func(y, lq, lp, z []float64)
+}
+
+// latentSampler is a proposal that can return the latent points of its
+// draws (flow.Flow).
+type latentSampler interface {
+	SampleLatent(dst, logq, z []float64, rng *rand.Rand)
 }
 
 // extend draws until there are n draws, reusing those already made.
@@ -281,7 +293,13 @@ func (pd *proposalDraws) extend(n, d int) error {
 	}
 	y := make([]float64, k*d)
 	lq := make([]float64, k)
-	pd.q.Sample(y, lq, pd.rng)
+	var z []float64
+	if ls, ok := pd.q.(latentSampler); ok && pd.observe != nil {
+		z = make([]float64, k*d)
+		ls.SampleLatent(y, lq, z, pd.rng)
+	} else {
+		pd.q.Sample(y, lq, pd.rng)
+	}
 	for i, v := range lq {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("gbs: the proposal returned log q = %v at its own draw %v", v, y[i*d:(i+1)*d])
@@ -292,7 +310,7 @@ func (pd *proposalDraws) extend(n, d int) error {
 		return err
 	}
 	if pd.observe != nil {
-		pd.observe(y, lq, lp)
+		pd.observe(y, lq, lp, z)
 	}
 	for i := range lp {
 		lp[i] -= lq[i]
@@ -330,12 +348,16 @@ func (e *estimation) bridge(warp bool) error {
 	}
 	h = e.sym.relabelHalves(h, seed.New(e.cfg.Seed, streamRelabel))
 	if warp || e.cfg.CrossFit == Off {
-		r, err := e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
+		var r bridgePass
+		err := e.inStage("evidence pass 1", func() (err error) {
+			r, err = e.bridgePass(h, warp, e.cfg.NQ, streamFit, streamDraws, 1)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if !warp {
-			if err := e.maybeAnneal([]*bridgePass{&r}, []halves{h}); err != nil {
+			if err := e.inStage("evidence anneal", func() error { return e.maybeAnneal([]*bridgePass{&r}, []halves{h}) }); err != nil {
 				return err
 			}
 		}
@@ -347,16 +369,26 @@ func (e *estimation) bridge(warp bool) error {
 	if e.cfg.NQ == 1 {
 		return fmt.Errorf("gbs: NQ = 1 cannot be shared by the two cross-fitting passes; use NQ >= 2 or CrossFit = Off")
 	}
-	a, err := e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
-	if err != nil {
-		return err
+	var a, b bridgePass
+	errA, errB := e.bothPasses(func(e *estimation) error {
+		return e.inStage("evidence pass 1", func() (err error) {
+			a, err = e.bridgePass(h, false, e.cfg.NQ/2, streamFit, streamDraws, 0.5)
+			return err
+		})
+	}, func(e *estimation) error {
+		return e.inStage("evidence pass 2", func() (err error) {
+			b, err = e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
+			return err
+		})
+	})
+	if errA != nil {
+		return errA
 	}
-	b, err := e.bridgePass(h.swapped(), false, e.cfg.NQ-e.cfg.NQ/2, streamFitSwapped, streamDrawsSwapped, 0.5)
-	if err != nil {
+	if err := errB; err != nil {
 		e.keepPass(a)
 		return fmt.Errorf("%w (in the cross-fitting pass, q fitted on the second half)", err)
 	}
-	if err := e.maybeAnneal([]*bridgePass{&a, &b}, []halves{h, h.swapped()}); err != nil {
+	if err := e.inStage("evidence anneal", func() error { return e.maybeAnneal([]*bridgePass{&a, &b}, []halves{h, h.swapped()}) }); err != nil {
 		return err
 	}
 	e.keepPass(a)
@@ -377,7 +409,20 @@ func (e *estimation) bridge(warp bool) error {
 	mean := crossFitMean(a.est, b.est, cov)
 	e.logf("cross-fitting: posterior terms RE2 %.4g and %.4g, covariance %.4g (correlation %.2f)",
 		a.est.re2P, b.est.re2P, cov, cov/math.Sqrt(a.est.re2P*b.est.re2P))
-	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov))
+	// An ensemble's halves move together (ensembleerror.go): the mean's
+	// posterior term from the whole ensemble's series, where larger.
+	extra := 0.0
+	if e.s.Kind == EnsembleWalkers && len(e.s.Chains) >= 2 && !a.annealed {
+		term, tauU, batch := ensembleTerm(a, b)
+		own := (a.est.re2P + b.est.re2P) / 4
+		e.logf("ensemble: posterior term of the passes' mean %.4g (tau %.1f, batch means %.4g), passes' own %.4g",
+			term, tauU, batch, own)
+		if term > own {
+			extra = term - own
+			mean.re2P += extra
+		}
+	}
+	e.setBridge(mean, a.np+b.np, a.nq+b.nq, crossFitTrace(a.trace, b.trace, cov, extra))
 	return nil
 }
 
@@ -407,14 +452,16 @@ func crossFitMean(a, b bridgeEstimate, cov float64) bridgeEstimate {
 }
 
 // crossFitTrace adds the passes' traces point by point (both use the same
-// traceDivisors), with the covariance cov of their posterior terms (the
-// posterior draws are the same at every point).
-func crossFitTrace(a, b []TracePoint, cov float64) []TracePoint {
+// traceDivisors), with the covariance cov of their posterior terms and
+// the squared relative error extra that the mean's posterior term adds
+// (an ensemble's, ensembleTerm) (the posterior draws are the same at
+// every point).
+func crossFitTrace(a, b []TracePoint, cov, extra float64) []TracePoint {
 	trace := make([]TracePoint, len(a))
 	for i, p := range a {
 		o := b[i]
 		trace[i] = TracePoint{NQ: p.NQ + o.NQ, LogZ: (p.LogZ + o.LogZ) / 2,
-			LogZErr: math.Sqrt(p.LogZErr*p.LogZErr+o.LogZErr*o.LogZErr+2*cov) / 2}
+			LogZErr: math.Sqrt(p.LogZErr*p.LogZErr+o.LogZErr*o.LogZErr+2*cov+4*extra) / 2}
 	}
 	return trace
 }

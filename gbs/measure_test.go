@@ -49,7 +49,10 @@ func TestMeasureRingFlow(t *testing.T) {
 		nt := len(test) / d
 		meanLogP /= float64(nt)
 		for _, cond := range []bool{false, true} {
-			set := &flow.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper, NoConditional: !cond}
+			set := &flow.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper}
+			if !cond {
+				set.Conditional = flow.Off
+			}
 			start := time.Now()
 			f, err := flow.Fit(train, d, nil, set)
 			if err != nil {

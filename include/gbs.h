@@ -103,8 +103,9 @@ extern "C" {
  * moves (gbs_nuts_options.global_*, gbs_nuts_chain_stats.global_*); 4 the
  * annealed bridge (gbs_evidence_options.anneal), the flow's scale layer
  * (gbs_flow_options.scale), coordinate names (gbs_evidence_options.names)
- * and the report (gbs_result.report: typed findings with check codes,
- * every diagnostic number, a pipeline's draws).  gbs_diagnostics is
+ * the report (gbs_result.report: typed findings with check codes,
+ * every diagnostic number, a pipeline's draws) and the reference problems
+ * as native densities (gbs_problem_*).  gbs_diagnostics is
  * frozen: new numbers go to gbs_diagnostics_ext, reached from the
  * report. */
 #define GBS_ABI_VERSION 4
@@ -1157,13 +1158,68 @@ int gbs_check_get_info(int32_t check, gbs_check_info *out, char **err);
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Reference problems                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A reference problem of the library's benchmarks (Go package problems):
+ * a target density with a known ln Z, evaluated inside the library.  Its
+ * density functions below have the callback types of this header, so a
+ * problem runs through every entry point (gbs_nuts_evidence,
+ * gbs_evidence, gbs_ensemble_evidence...) with the problem handle as the
+ * callback's user pointer, and without a call out of the library per
+ * point: the library recognizes its own functions and evaluates the
+ * problem directly.  Problems are immutable and safe for concurrent use
+ * (set `concurrent` in the options to run chains in parallel). */
+typedef struct gbs_problem gbs_problem;
+
+#ifndef GBS_NO_PROTOTYPES
+/* Creates the problem named `name` in *out.  Names (case-insensitive):
+ * "funnel", "banana", "cauchy", "ring" (the paper's, d = 16, 32, 48, 64),
+ * "funnel-<d>", "banana-<d>" (d even), "banana-<d>-identity",
+ * "cauchy-<d>", "ring-<d>", "gaussian-<d>" (N(0, I), ln Z = 0),
+ * "correlated-gaussian-<d>", "mixture-<d>", "two-modes", "two-modes-<d>".
+ * An unknown name is GBS_ERR_ARGUMENT, whose message lists the known
+ * forms; so is a dimension out of its family's range, named with it.  Free it with gbs_problem_free(). */
+int gbs_problem_new(const char *name, gbs_problem **out, char **err);
+
+/* Frees a problem.  NULL is a no-op (GBS_OK); a freed problem is
+ * GBS_ERR_HANDLE.  Calls running with it must have returned. */
+int gbs_problem_free(gbs_problem *problem, char **err);
+
+/* Writes the problem's dimension to *d. */
+int gbs_problem_dim(const gbs_problem *problem, int64_t *d, char **err);
+
+/* Writes the problem's exact ln Z to *log_z. */
+int gbs_problem_log_z(const gbs_problem *problem, double *log_z, char **err);
+
+/* Writes the bounds of the problem's flat prior box to lower and upper (d
+ * doubles each, either may be NULL) and 1 to *bounded (required); an
+ * unbounded problem (the Gaussians) writes 0, -INFINITY and +INFINITY. */
+int gbs_problem_bounds(const gbs_problem *problem, double *lower, double *upper, int32_t *bounded,
+                       char **err);
+
+/* The problem's log p and gradient at x, a gbs_log_density_grad_fn whose
+ * user pointer is the gbs_problem handle.  -INFINITY outside the prior box
+ * (gradient zero).  Returns GBS_OK; GBS_ERR_HANDLE if problem is not a
+ * live problem handle, GBS_ERR_ARGUMENT if d is not its dimension or a
+ * pointer is NULL (a library call then fails with GBS_ERR_CALLBACK, whose
+ * message names the problem's error). */
+int gbs_problem_log_density_grad(const double *x, int64_t d, double *logp, double *grad,
+                                 void *problem);
+
+/* The problem's log p at the n points x, a gbs_log_density_fn whose user
+ * pointer is the gbs_problem handle; status as above. */
+int gbs_problem_log_density(const double *x, int64_t n, int64_t d, double *logp, void *problem);
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* Debugging                                                                 */
 /* ------------------------------------------------------------------------ */
 
 #ifndef GBS_NO_PROTOTYPES
 /* Returns the number of objects the library has handed to the caller and
- * that are not yet freed: error messages, warning lists, flows and cancel
- * tokens.  For leak tests; thread-safe.  Cannot fail. */
+ * that are not yet freed: error messages, warning lists, flows, cancel
+ * tokens and problems.  For leak tests; thread-safe.  Cannot fail. */
 int64_t gbs_debug_live_allocations(void);
 #endif
 

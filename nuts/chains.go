@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
+	"runtime/pprof"
 	"sync"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
@@ -88,10 +88,13 @@ type Settings struct {
 	// derived from (Seed, c), so draws do not depend on Threads or on
 	// GOMAXPROCS.
 	Seed uint64
-	// Threads is the number of goroutines running chains; 0 means
-	// GOMAXPROCS, 1 runs the chains one after another (for densities
-	// that are not safe for concurrent use). The draws are identical for
-	// any value.
+	// Threads is the number of goroutines running chains; 0 means one
+	// per chain, among which the Go runtime shares GOMAXPROCS cores, so
+	// that chains of unequal cost (tree depths differ between chains)
+	// end together rather than leave a core idle while the last chain
+	// of a thread finishes; 1 runs the chains one after another (for
+	// densities that are not safe for concurrent use). The draws are
+	// identical for any value.
 	Threads int
 
 	// Global, if not nil, adds independence Metropolis–Hastings moves
@@ -160,6 +163,10 @@ type Result struct {
 	// have not mixed. It is NaN with fewer than 4 draws per chain or when
 	// log p is constant. LowChains names chains stuck at low log p.
 	RHatLogP float64
+	// GlobalStopped is the warm-up stage after which the global moves
+	// stopped because too few were accepted (GlobalSettings.MinAccept);
+	// zero when they ran to the end.
+	GlobalStopped int
 }
 
 // Draw returns draw i of chain c as a slice of r.Draws[c].
@@ -267,7 +274,7 @@ func newConfig(d int, s *Settings) (*config, error) {
 		c.TargetAccept = 0.8
 	}
 	if c.Threads == 0 {
-		c.Threads = runtime.GOMAXPROCS(0)
+		c.Threads = c.Chains
 	}
 	if c.Threads > c.Chains {
 		c.Threads = c.Chains
@@ -418,17 +425,32 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		move := gcfg.Move
 		for stage := 1; stage <= gcfg.Stages; stage++ {
 			cur := move
+			var prop0, acc0 int64
+			for _, ch := range chains {
+				prop0 += ch.stats.Global.WarmupProposed
+				acc0 += ch.stats.Global.WarmupAccepted
+			}
 			if err := run(func(ch *chainRun, done <-chan struct{}, f density) error {
 				return ch.stage(done, f, cur, gcfg)
 			}); err != nil {
 				return nil, err
+			}
+			if stageAcceptLow(chains, prop0, acc0, gcfg.MinAccept) {
+				move = nil
+				res.GlobalStopped = stage
+				break
 			}
 			x := make([][]float64, len(chains))
 			lp := make([][]float64, len(chains))
 			for c, ch := range chains {
 				x[c], lp[c] = ch.stageX, ch.stageLogP
 			}
-			q, err := gcfg.Fit(stage, x, lp)
+			var q GlobalMove
+			// The fit's cost apart from the chains' in a CPU profile:
+			// goroutines it starts inherit the label.
+			pprof.Do(ctx, pprof.Labels("stage", fmt.Sprintf("global-move fit %d", stage)), func(context.Context) {
+				q, err = gcfg.Fit(stage, x, lp)
+			})
 			if err != nil {
 				return nil, fmt.Errorf("nuts: fitting the global move after warm-up stage %d: %w", stage, err)
 			}
@@ -453,6 +475,19 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		res.RHatLogP = rh
 	}
 	return res, nil
+}
+
+// stageAcceptLow reports whether the global moves of the stage just run
+// (the chains' warm-up counts beyond prop0 proposed and acc0 accepted)
+// were accepted at a rate below minAccept.
+func stageAcceptLow(chains []*chainRun, prop0, acc0 int64, minAccept float64) bool {
+	var prop, acc int64
+	for _, ch := range chains {
+		prop += ch.stats.Global.WarmupProposed
+		acc += ch.stats.Global.WarmupAccepted
+	}
+	prop, acc = prop-prop0, acc-acc0
+	return prop > 0 && float64(acc) < minAccept*float64(prop)
 }
 
 // forEachChain runs work for chains 0..n-1 on the given number of

@@ -49,7 +49,9 @@
 // density call per move. Both kernels leave p invariant, so their cycle
 // does. q may be refitted (GlobalSettings.Fit) on all chains' draws
 // between warm-up stages only; the kept draws come from a fixed kernel.
-// ChainStats.Global counts the moves and their acceptance.
+// With GlobalSettings.MinAccept the moves stop after a warm-up stage that
+// accepted fewer (Result.GlobalStopped). ChainStats.Global counts the
+// moves and their acceptance.
 //
 // # Convergence checks
 //

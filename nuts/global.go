@@ -58,6 +58,14 @@ type GlobalSettings struct {
 	StageIters int
 	// Moves is the number of global moves per NUTS transition; default 1.
 	Moves int
+	// MinAccept, if positive, stops the global moves after a warm-up
+	// stage whose moves (all chains together) were accepted at a rate
+	// below it: the remaining stages and fits are skipped and the kept
+	// draws are NUTS's alone (Result.GlobalStopped says after which
+	// stage). A proposal that is almost never accepted costs a
+	// log-density call per move and cannot move the chains. Zero never
+	// stops.
+	MinAccept float64
 }
 
 // GlobalStats counts a chain's global moves.
@@ -100,6 +108,8 @@ func newGlobalConfig(g *GlobalSettings) (*globalConfig, error) {
 		return nil, fmt.Errorf("nuts: Global.StageIters = %d is negative", c.StageIters)
 	case c.Moves < 0:
 		return nil, fmt.Errorf("nuts: Global.Moves = %d is negative", c.Moves)
+	case !(c.MinAccept >= 0 && c.MinAccept <= 1):
+		return nil, fmt.Errorf("nuts: Global.MinAccept = %v, want a rate in [0, 1]", c.MinAccept)
 	}
 	if c.Fit == nil {
 		c.Stages = 0

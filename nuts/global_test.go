@@ -203,6 +203,7 @@ func TestGlobalSettingsErrors(t *testing.T) {
 		{},
 		{Move: wideGauss{d: 2, s: 1}, Moves: -1},
 		{Fit: (&recordingFit{}).fit, StageIters: -1},
+		{Fit: (&recordingFit{}).fit, MinAccept: 1.5},
 	} {
 		if _, err := Sample(context.Background(), target.logp, 2, &Settings{Draws: 10, Warmup: 10, Global: g}); err == nil {
 			t.Errorf("Global %+v: no error", *g)
@@ -211,5 +212,65 @@ func TestGlobalSettingsErrors(t *testing.T) {
 	fail := func(int, [][]float64, [][]float64) (GlobalMove, error) { return nil, nil }
 	if _, err := Sample(context.Background(), target.logp, 2, &Settings{Draws: 10, Warmup: 10, Global: &GlobalSettings{Fit: fail}}); err == nil {
 		t.Error("a Fit returning no proposal: no error")
+	}
+}
+
+// farGauss is N(c·1, s² I) with c far from p's mass: its moves are never
+// accepted.
+type farGauss struct{ c, s float64 }
+
+func (g farGauss) Propose(dst []float64, rng *rand.Rand) float64 {
+	for j := range dst {
+		dst[j] = g.c + g.s*rng.NormFloat64()
+	}
+	return g.LogQ(dst)
+}
+
+func (g farGauss) LogQ(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += (v - g.c) * (v - g.c)
+	}
+	return -0.5*s/(g.s*g.s) - float64(len(x))*(math.Log(g.s)+0.5*math.Log(2*math.Pi))
+}
+
+// With MinAccept, a stage whose moves are not accepted ends the global
+// moves: no further stage or fit, and no moves in the kept draws. A
+// proposal that is accepted keeps them.
+func TestGlobalMovesStopWhenNotAccepted(t *testing.T) {
+	const d = 2
+	target := twoModes{d: d, a: 3, w: 0.2}
+	run := func(fit GlobalFitter) *Result {
+		s := &Settings{Chains: 4, Warmup: 100, Draws: 100, Seed: 3, Init: minorStarts(4, d, 3),
+			Global: &GlobalSettings{Fit: fit, Stages: 3, StageIters: 50, MinAccept: 0.01}}
+		r, err := Sample(context.Background(), target.logp, d, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var stages []int
+	r := run(func(stage int, _, _ [][]float64) (GlobalMove, error) {
+		stages = append(stages, stage)
+		return farGauss{c: 50, s: 0.1}, nil
+	})
+	if !reflect.DeepEqual(stages, []int{1}) || r.GlobalStopped != 2 {
+		t.Errorf("a never-accepted proposal: fits after stages %v, stopped after stage %d; want [1] and 2", stages, r.GlobalStopped)
+	}
+	for c, st := range r.Chains {
+		if st.Global.WarmupProposed != 50 || st.Global.WarmupAccepted != 0 || st.Global.Proposed != 0 {
+			t.Errorf("chain %d: %d warm-up moves (%d accepted), %d kept; want 50 (0) and none",
+				c, st.Global.WarmupProposed, st.Global.WarmupAccepted, st.Global.Proposed)
+		}
+	}
+	rf := &recordingFit{}
+	r = run(rf.fit)
+	if r.GlobalStopped != 0 || len(rf.stages) != 3 {
+		t.Errorf("an accepted proposal: stopped after stage %d with %d fits; want 0 and 3", r.GlobalStopped, len(rf.stages))
+	}
+	for c, st := range r.Chains {
+		if st.Global.Proposed != 100 {
+			t.Errorf("chain %d: %d kept moves, want 100", c, st.Global.Proposed)
+		}
 	}
 }

@@ -23,9 +23,10 @@ import (
 // (smaller bias and spread of ln Z, moves accepted about 55 % of the
 // time) and no worse on the banana, the Cauchy problem and the ring,
 // where a flow fitted on the chains in 32 to 64 dimensions is almost never
-// accepted and the moves cost the stages' gradient calls
-// (docs/benchmarks.md). On separated modes they are what makes the
-// weights right (see TestPipelineTwoModes).
+// accepted: there they stop after the first warm-up stage that makes them
+// (GlobalSettings.MinAccept), which spares the later fits and the moves
+// in the kept draws (docs/speed.md). On separated modes they are what
+// makes the weights right (see TestPipelineTwoModes).
 
 // GlobalMinPointsPerDim is the least number of a warm-up stage's draws per
 // dimension for which gbs.Auto turns global moves on: 8 chains of
@@ -55,6 +56,10 @@ type GlobalSettings struct {
 	StageIters int
 	// Moves is the number of global moves per NUTS transition; default 1.
 	Moves int
+	// MinAccept stops the moves after a warm-up stage whose moves were
+	// accepted at a lower rate (see nuts.GlobalSettings.MinAccept):
+	// default DefaultGlobalMinAccept; negative never stops.
+	MinAccept float64
 	// Defensive is the weight of a widened copy of the flow in q, a
 	// defensive mixture: its base is N(0, DefensiveScale² I) instead of
 	// N(0, I). Zero means none; DefensiveScale defaults to 2.
@@ -78,6 +83,13 @@ const (
 	DefaultGlobalStages     = 2
 	DefaultGlobalStageIters = 100
 	DefaultGlobalMoves      = 1
+	// DefaultGlobalMinAccept is the warm-up acceptance below which the
+	// moves stop. Where the flow is worth proposing from its moves are
+	// accepted far more often (the funnel 43 to 58 % per stage, two
+	// separated modes about 70 %); on the banana and the Cauchy problem
+	// none of a stage's 800 moves is, on the ring almost none, and each
+	// costs a log-density call with its gradient.
+	DefaultGlobalMinAccept = 0.01
 )
 
 // on reports whether the settings turn global moves on, after checking
@@ -92,6 +104,8 @@ func (g *GlobalSettings) on() (bool, error) {
 		return false, fmt.Errorf("pipeline: Global.StageIters = %d is negative", g.StageIters)
 	case g.Moves < 0:
 		return false, fmt.Errorf("pipeline: Global.Moves = %d is negative", g.Moves)
+	case g.MinAccept > 1 || math.IsNaN(g.MinAccept):
+		return false, fmt.Errorf("pipeline: Global.MinAccept = %v, want a rate up to 1 (negative: never stop)", g.MinAccept)
 	case !(g.Defensive >= 0 && g.Defensive < 1):
 		return false, fmt.Errorf("pipeline: Global.Defensive = %v, want a weight in [0, 1)", g.Defensive)
 	case !(g.DefensiveScale == 0 || g.DefensiveScale >= 1 && !math.IsInf(g.DefensiveScale, 1)):
@@ -141,6 +155,12 @@ func (g *GlobalSettings) nutsGlobal(d int, seed uint64, lower, upper []float64) 
 	}
 	if out.Moves == 0 {
 		out.Moves = DefaultGlobalMoves
+	}
+	switch {
+	case g.MinAccept == 0:
+		out.MinAccept = DefaultGlobalMinAccept
+	case g.MinAccept > 0:
+		out.MinAccept = g.MinAccept
 	}
 	var fs flow.Settings
 	if g.Flow != nil {

@@ -121,7 +121,9 @@ type Result struct {
 	SamplingTime, EvidenceTime time.Duration
 	// Global reports whether the sampler made global moves from the
 	// flow; GlobalAcceptRate is their acceptance rate over the kept
-	// draws of all chains (NaN without global moves). Each chain's
+	// draws of all chains (NaN without global moves, and when they
+	// stopped during warm-up for want of acceptance: see
+	// Sampling.GlobalStopped and GlobalSettings.MinAccept). Each chain's
 	// counts are in Sampling.Chains[c].Global.
 	Global           bool
 	GlobalAcceptRate float64

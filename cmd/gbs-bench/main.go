@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -39,9 +40,21 @@ type Run struct {
 	NCall   int64   `json:"ncall"`
 	NGrad   int64   `json:"ngrad"`
 	Seconds float64 `json:"seconds"`
+	// SamplingSeconds and EvidenceSeconds split Seconds between the
+	// pipeline's two stages (GBS and GBSL only).
+	SamplingSeconds float64 `json:"sampling_seconds,omitempty"`
+	EvidenceSeconds float64 `json:"evidence_seconds,omitempty"`
 	// GlobalAccept is the acceptance rate of the sampler's global moves
 	// (GBS with global moves only).
 	GlobalAccept *float64 `json:"global_accept,omitempty"`
+	// GlobalWarmupAccept is that of the global moves of the warm-up
+	// stages (from the flow fitted after the first stage), and
+	// GlobalMoveCalls the log-density calls all global moves made.
+	GlobalWarmupAccept *float64 `json:"global_warmup_accept,omitempty"`
+	// GlobalStopped is the warm-up stage after which the global moves
+	// stopped for want of acceptance (0: they ran to the end).
+	GlobalStopped   int   `json:"global_stopped,omitempty"`
+	GlobalMoveCalls int64 `json:"global_move_calls,omitempty"`
 	// MinorWeight is the fraction of the draws in the minor mode (two-modes
 	// problems), RHatLogP the sampler's R-hat of log p across chains.
 	MinorWeight *float64 `json:"minor_weight,omitempty"`
@@ -70,15 +83,33 @@ func main() {
 	flag.IntVar(&cfg.chains, "chains", 8, "NUTS chains for GBS")
 	flag.IntVar(&cfg.iters, "iters", 2500, "NUTS iterations per chain for GBS, warm-up included")
 	flag.Float64Var(&cfg.warmupFrac, "warmup", 0.2, "fraction of the iterations spent on warm-up")
+	flag.IntVar(&cfg.threads, "threads", 0, "GBS: goroutines running NUTS chains (nuts.Settings.Threads; 0: the default)")
 	flag.StringVar(&cfg.global, "global", "default", "global moves from the flow in GBS's sampler: default, on or off")
 	flag.IntVar(&cfg.globalStageIters, "global-stage-iters", 0, "iterations per warm-up stage of global moves (0: the default)")
 	flag.IntVar(&cfg.globalMoves, "global-moves", 0, "global moves per NUTS transition (0: the default)")
 	flag.BoolVar(&cfg.wrongStarts, "wrong-starts", false, "two-modes problems: start all GBS chains but the last in the minor mode (the wrong proportions)")
-	flag.BoolVar(&cfg.noScale, "no-scale", false, "GBS: the flows (the evidence's and the global moves') without the scale layer (flow.Settings.NoScale)")
+	flag.BoolVar(&cfg.noScale, "no-scale", false, "GBS: the flows (the evidence's and the global moves') without the scale layer (flow.Settings.Scale = Off)")
 	flag.Float64Var(&cfg.targetAccept, "target-accept", 0, "GBS: NUTS acceptance target of the first run (0: the pipeline's default)")
 	flag.Float64Var(&cfg.ferr, "ferr", 0, "GBS: the evidence's FErr, the q-side share of the squared error the adaptive n_q aims at (0: the default)")
 	out := flag.String("o", "-", "output file for the JSON lines (- for stdout)")
+	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gbs-bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "gbs-bench:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 
 	w := io.Writer(os.Stdout)
 	if *out != "-" {
@@ -135,6 +166,7 @@ type config struct {
 	seed          uint64
 	chains, iters int
 	warmupFrac    float64
+	threads       int
 
 	global                        string
 	globalStageIters, globalMoves int
@@ -143,7 +175,7 @@ type config struct {
 	// targetAccept is GBS's NUTS acceptance target (0: the pipeline's
 	// default, with its retry), ferr the evidence's FErr (0: default).
 	targetAccept, ferr float64
-	// noScale removes the flows' scale layer (flow.Settings.NoScale).
+	// noScale removes the flows' scale layer (flow.Settings.Scale = Off).
 	noScale bool
 }
 

@@ -46,10 +46,11 @@ func runProblem(ctx context.Context, name string, cfg *config, emit func(Run)) e
 				set.Init = problems.TwoModesWrongStarts(cfg.chains, p.Dim)
 			}
 			set.TargetAccept = cfg.targetAccept
+			set.Threads = cfg.threads
 			ev, gl := gbs.Settings{FErr: cfg.ferr}, cfg.globalSettings()
 			if cfg.noScale {
-				ev.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
-				gl.Flow = &flow.Settings{NoScale: true}
+				ev.Proposal = gbs.FlowProposal(&flow.Settings{Scale: flow.Off, Lower: p.Lower, Upper: p.Upper})
+				gl.Flow = &flow.Settings{Scale: flow.Off}
 			}
 			pr, err = pipeline.NUTS(ctx, grad, p.Dim, &pipeline.Settings{Sampler: *set, Global: gl, Evidence: ev})
 			if err != nil {
@@ -120,9 +121,22 @@ func pipelineRun(base Run, method string, pr *pipeline.Result) Run {
 	run.Diagnostics = pr.Evidence.Diagnostics.String()
 	run.NCall, run.NGrad = pr.LogDensityCalls, pr.GradCalls
 	run.Seconds = (pr.SamplingTime + pr.EvidenceTime).Seconds()
+	run.SamplingSeconds, run.EvidenceSeconds = pr.SamplingTime.Seconds(), pr.EvidenceTime.Seconds()
 	if pr.Global {
-		a := pr.GlobalAcceptRate
-		run.GlobalAccept = &a
+		if a := pr.GlobalAcceptRate; !math.IsNaN(a) {
+			run.GlobalAccept = &a
+		}
+		run.GlobalStopped = pr.Sampling.GlobalStopped
+		var prop, acc int64
+		for _, c := range pr.Sampling.Chains {
+			prop += c.Global.WarmupProposed
+			acc += c.Global.WarmupAccepted
+			run.GlobalMoveCalls += c.Global.Calls
+		}
+		if prop > 0 {
+			w := float64(acc) / float64(prop)
+			run.GlobalWarmupAccept = &w
+		}
 	}
 	run.RHatLogP = pr.Sampling.RHatLogP
 	return run

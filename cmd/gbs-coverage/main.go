@@ -86,7 +86,7 @@ func main() {
 	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
 	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
 		"comma-separated cases; also funnel-nuts, mixture-misweighted, cauchy-cut15, gaussian-100, gaussian-200, student-t-100, student-t-200")
-	flag.BoolVar(&noScale, "no-scale", false, "the evidence's flow without the scale layer (flow.Settings.NoScale)")
+	flag.BoolVar(&noScale, "no-scale", false, "the evidence's flow without the scale layer (flow.Settings.Scale = Off)")
 	flag.Parse()
 	srcs := map[string]source{}
 	for _, s := range sources(*n) {
@@ -233,7 +233,7 @@ var noScale bool
 func evidenceSettings(p *problems.Problem, seed uint64) gbs.Settings {
 	s := gbs.Settings{Seed: seed, Lower: p.Lower, Upper: p.Upper}
 	if noScale {
-		s.Proposal = gbs.FlowProposal(&flow.Settings{NoScale: true, Lower: p.Lower, Upper: p.Upper})
+		s.Proposal = gbs.FlowProposal(&flow.Settings{Scale: flow.Off, Lower: p.Lower, Upper: p.Upper})
 	}
 	return s
 }

@@ -73,7 +73,11 @@ func main() {
 	p := problems.HierarchicalNormal(*groups, 1)
 	r := Run{Groups: *groups, Dim: p.Dim, Seed: *seed, Exact: *exact, NoShrinkage: *noShrink, LogZExact: p.LogZ}
 	var shrunk []bool
-	fitFlow := gbs.FlowProposal(&flow.Settings{NoShrinkage: *noShrink})
+	fs := &flow.Settings{}
+	if *noShrink {
+		fs.Shrinkage = flow.Off
+	}
+	fitFlow := gbs.FlowProposal(fs)
 	evSet := gbs.Settings{Seed: *seed, Proposal: func(x []float64, d int, w []float64, s uint64) (gbs.Proposal, []string, error) {
 		q, warns, err := fitFlow(x, d, w, s)
 		if f, ok := q.(*flow.Flow); ok && err == nil {

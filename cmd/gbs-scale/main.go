@@ -12,7 +12,10 @@
 //	go run ./cmd/gbs-scale -fit < table.md        # exponents of n and d
 //
 // Every run is a child process of its own, so that its peak RSS and CPU
-// time are its own (getrusage of the child).
+// time are its own (getrusage of the child). The breakdown of the time
+// comes from a proposal fitter of this command's, with which the library
+// runs the two cross-fitting passes one after the other; -timers=false
+// measures the default proposal, passes at once, as users call it.
 package main
 
 import (
@@ -70,6 +73,7 @@ type Run struct {
 var (
 	noShrink   bool
 	klDraws    int
+	timers     bool
 	annealMode gbs.Switch
 	annealFlag *string
 )
@@ -94,8 +98,9 @@ func main() {
 	child := flag.String("child", "", "internal: run one measurement d,n,seed in this process")
 	cpuprof := flag.String("cpuprofile", "", "with -child: write a CPU profile of gbs.Evidence")
 	memprof := flag.String("memprofile", "", "with -child: write a heap profile after gbs.Evidence")
-	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.NoShrinkage)")
+	flag.BoolVar(&noShrink, "noshrink", false, "fit the flows without covariance shrinkage (flow.Settings.Shrinkage = Off)")
 	flag.IntVar(&klDraws, "kl", 0, "after each evidence call, estimate KL(p‖q) and KL(q‖p) of its flows on this many fresh draws")
+	flag.BoolVar(&timers, "timers", true, "time the flow fits and q's methods through a proposal fitter of this command's (the library then runs the cross-fitting passes one after the other); -timers=false measures the default proposal as users call it")
 	annealFlag = flag.String("anneal", "auto", "annealed bridge: auto, off or on (gbs.Settings.Anneal)")
 	fit := flag.Bool("fit", false, "read a table printed by gbs-scale on stdin and fit CPU time and peak RSS as c n^a d^b")
 	flag.Parse()
@@ -206,7 +211,7 @@ func spawn(d, n int, seed uint64) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed), fmt.Sprintf("-noshrink=%t", noShrink), fmt.Sprintf("-kl=%d", klDraws), "-anneal="+*annealFlag)
+	cmd := exec.Command(exe, "-child", fmt.Sprintf("%d,%d,%d", d, n, seed), fmt.Sprintf("-noshrink=%t", noShrink), fmt.Sprintf("-kl=%d", klDraws), "-anneal="+*annealFlag, fmt.Sprintf("-timers=%t", timers))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -46,7 +46,12 @@ sample(log_prob_and_grad, x0, ...) -> Samples
     NUTS chains; sample_ensemble(log_prob, ...) the gradient-free ensemble
     sampler.
 problems
-    Reference targets with exact ln Z and exact samplers.
+    Reference targets with exact ln Z and exact samplers;
+    ``problems.<name>(d).native()`` is the library's own copy, a
+    NativeDensity.
+NativeDensity(fn, dim, user)
+    A compiled log density with gradient (C, a numba cfunc) that run and
+    sample call with no Python in the loop.
 
 The library runs a Go runtime in this process: use the spawn or
 forkserver start method of multiprocessing, not fork.
@@ -65,6 +70,7 @@ from .compare import BayesFactor, Comparison, bayes_factor, compare, error_measu
 from .evidence import evidence
 from .flow import Flow
 from .result import Diagnostics, ErrorMeasures, Result
+from .native import NativeDensity, native_problem
 from .pipeline import run
 from .sampling import Samples, sample, sample_ensemble
 
@@ -72,7 +78,7 @@ __all__ = ["run", "evidence", "from_pymc", "from_numpyro", "from_stan", "bayes_f
            "BayesFactor", "error_measures", "ErrorMeasures", "Diagnostics",
            "GbsWarning", "DiagnosticWarning", "SamplerWarning", "GbsWarningError", "Result", "Flow",
            "Finding", "CheckInfo", "checks",
-           "sample", "sample_ensemble", "Samples", "problems",
+           "sample", "sample_ensemble", "Samples", "problems", "NativeDensity", "native_problem",
            "GbsError", "GbsArgumentError", "GbsCallbackError", "GbsIOError", "GbsForkError", "version",
            "abi_version", "set_threads", "library_path"]
 __version__ = "0.1.0"

@@ -288,6 +288,13 @@ _SIGNATURES = [
     ("gbs_report_draws", c_int, [c_void_p, _dp, _dp, POINTER(NutsChainStats), _err]),
     ("gbs_checks", c_int, [POINTER(c_int32), c_int64, POINTER(c_int64), _err]),
     ("gbs_check_get_info", c_int, [c_int32, POINTER(CCheckInfo), _err]),
+    ("gbs_problem_new", c_int, [c_char_p, POINTER(c_void_p), _err]),
+    ("gbs_problem_free", c_int, [c_void_p, _err]),
+    ("gbs_problem_dim", c_int, [c_void_p, POINTER(c_int64), _err]),
+    ("gbs_problem_log_z", c_int, [c_void_p, POINTER(c_double), _err]),
+    ("gbs_problem_bounds", c_int, [c_void_p, _dp, _dp, POINTER(c_int32), _err]),
+    ("gbs_problem_log_density_grad", c_int, [c_void_p, c_int64, c_void_p, c_void_p, c_void_p]),
+    ("gbs_problem_log_density", c_int, [c_void_p, c_int64, c_int64, c_void_p, c_void_p]),
     ("gbs_debug_live_allocations", c_int64, []),
 ]
 
@@ -396,6 +403,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 _cdll, path = _load()
 lib = _ForkGuard(_cdll)
+
+
+def function_address(name):
+    """The address of the library's function ``name``, to pass it as a
+    callback (the reference problems' densities)."""
+    return ctypes.cast(getattr(_cdll, name), c_void_p).value
 
 
 # ---------------------------------------------------------------------------

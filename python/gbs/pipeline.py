@@ -4,7 +4,7 @@ them with the repairs the draws call for."""
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from ._options import PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._values import callback_name
+from .native import NativeDensity, configure, prepare
 from .evidence import _TRACE_CAP, drop_lists, result_from_c, set_context
 from .result import Result
 from .sampling import NutsRun, Samples
@@ -65,16 +66,28 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
     (emcee, PyMC, Stan...), use :func:`gbs.evidence` or an adapter
     instead.
 
+    The library calls the density once per leapfrog step and chain (some
+    10^5 calls for 8 chains of 2500 iterations): a Python density costs
+    its own time plus about 10 us per call of the library into Python,
+    and for a cheap density that, not the library, sets the wall time.
+    ``vectorize=True`` makes it one call per step for all chains; a
+    :class:`gbs.NativeDensity` (compiled code: C, a numba cfunc, or the
+    library's own ``gbs.problems.<name>(d).native()``) takes Python out
+    of the loop altogether.
+
     Parameters
     ----------
-    log_prob_and_grad : callable
+    log_prob_and_grad : callable or gbs.NativeDensity
         ``log_prob_and_grad(x, *args, **kwargs)`` returns ``(log p,
         gradient)`` at one point x of shape (d,), the gradient of shape
         (d,); with ``vectorize=True``, x has shape (n, d) and it returns
         log p of shape (n,) and the gradients, shape (n, d). -inf marks a
         point outside the support (its gradient is not read); NaN and
         +inf are errors. ln Z is the log of the integral of exp(log p), so
-        keep every constant.
+        keep every constant. A :class:`gbs.NativeDensity` is called by
+        the library without Python (``vectorize``, ``pool``, ``args`` and
+        ``kwargs`` do not apply; its ``bounds`` are the default, and a
+        thread-safe one runs the chains in parallel).
     x0 : array_like, shape (d,) or (n_chains, d), optional
         Starting point(s), where log p is finite; one point starts every
         chain. None: the library draws each chain's start in ``bounds``
@@ -173,9 +186,14 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
         raise TypeError("log_prob_and_grad must be callable, not %r" % (type(log_prob_and_grad).__name__,))
     kwargs = {} if kwargs is None else dict(kwargs)
     args = tuple(args)
+    native = log_prob_and_grad if isinstance(log_prob_and_grad, NativeDensity) else None
+    if native is not None:
+        bounds = prepare(native, x0, bounds, vectorize, pool, args, kwargs)
     n_draws = positive_int(n_draws, "n_draws", False)
     nr = NutsRun(x0, n_chains, n_warmup, seed, bounds, target_accept, max_depth, metric, step_size,
                  global_moves, global_moves_per_iter, global_stages, global_stage_iters)
+    if native is not None:
+        configure(native, nr.opt, nr.d)
     settings = check_settings(method=method, n_q=n_q, seed=nr.seed, bounds=bounds, pool=pool,
                               progress=progress, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
                               cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal,
@@ -186,7 +204,10 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
     fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
     label = callback_name("log_prob_and_grad", log_prob_and_grad)
     cb: Any
-    if pool is not None:
+    callbacks: List[Any] = []
+    if native is not None:
+        cb = None
+    elif pool is not None:
         evaluator = PoolEvaluator(pool, log_prob_and_grad, args, kwargs, vectorize, grad=True)
 
         def through_pool(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -198,7 +219,13 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
         cb = GradBatchCallback(fn, label)
     else:
         cb = GradCallback(fn, label)
-    entry = _lib.lib.gbs_nuts_evidence if isinstance(cb, GradCallback) else _lib.lib.gbs_nuts_evidence_batch
+    if native is not None:
+        entry = _lib.lib.gbs_nuts_evidence
+        cfunc, user = native._pass()
+    else:
+        entry = _lib.lib.gbs_nuts_evidence if isinstance(cb, GradCallback) else _lib.lib.gbs_nuts_evidence_batch
+        cfunc, user = cb.cfunc, None
+        callbacks = [cb]
     res = _lib.new_struct(_lib.CResult)
     trace = (_lib.TracePoint * _TRACE_CAP)()
     opt = nr.opt
@@ -207,14 +234,15 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
         err = _lib.new_error()
         # No draws or logp buffers: the pipeline may then lengthen the
         # runs, and its draws are read from the report.
-        status = entry(cb.cfunc, None, nr.d, nr.n_chains, n_draws, ctypes.byref(opt), packed.byref(),
+        status = entry(cfunc, user, nr.d, nr.n_chains, n_draws, ctypes.byref(opt), packed.byref(),
                        ctypes.byref(res), trace, _TRACE_CAP, None, None, None, ctypes.byref(err))
         return status, err
 
     with Progress(progress, "gbs.run") as bar:
-        cb.progress = bar if bar.bar is not None else None
+        if cb is not None:
+            cb.progress = bar if bar.bar is not None else None
         try:
-            run_call(call, callbacks=[cb], token=nr.token)
+            run_call(call, callbacks=callbacks, token=nr.token)
         finally:
             drop_lists(res)
     result, (facts, draws, logp, stats) = result_from_c(res, trace, packed, None, sampling=True)

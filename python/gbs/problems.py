@@ -182,6 +182,9 @@ class Problem:
         # per-step cost of a Python sampler's callback.
         self._both = loglike_and_grad
         self._sampler = sampler
+        # The library's name of the same density (Go package problems),
+        # set by the factories whose density the library holds too.
+        self._native_name = None
         if lower is None:
             self.lower = self.upper = self.bounds = self.box = None
             self.log_prior_value = 0.0
@@ -398,6 +401,30 @@ class Problem:
             return np.empty((0, self.dim))
         return self._sampler(n, rng)
 
+    def native(self):
+        """The library's copy of this problem, evaluated without Python:
+        a :class:`gbs.NativeDensity` for :func:`gbs.run` and
+        :func:`gbs.sample`, thread-safe, with this problem's box as its
+        ``bounds`` and ``logz``.
+
+        Needs the compiled library (this module does not). Offered for
+        the problems whose density the library defines identically:
+        funnel, cauchy, ring, banana with the identity rotation,
+        gaussian and mixture with their default parameters (the library
+        draws the banana's and the correlated Gaussian's random matrices
+        with another generator).
+
+        Raises
+        ------
+        ValueError
+            The library has no copy of this density.
+        """
+        if self._native_name is None:
+            raise ValueError("problems: %s has no copy in the library (its parameters are this "
+                             "module's own); use log_prob_and_grad" % self.name)
+        from .native import native_problem
+        return native_problem(self._native_name)
+
     def __repr__(self):
         return "Problem(%r, dim=%d, logz=%.6f%s)" % (
             self.name, self.dim, self.logz, ", " + self.description if self.description else "")
@@ -577,8 +604,10 @@ def funnel(d=16):
     lo = np.full(d, -_FUNNEL_BOUND)
     hi = np.full(d, _FUNNEL_BOUND)
     lo[0], hi[0] = -_FUNNEL_X1_BOUND, _FUNNEL_X1_BOUND
-    return Problem(_suffix_name("funnel", d, 16), d, funnel_logz(d), f.loglike, f.grad, lo, hi, f.sample,
-                   "Neal's funnel, sd exp(x1)", loglike_and_grad=f.loglike_and_grad)
+    p = Problem(_suffix_name("funnel", d, 16), d, funnel_logz(d), f.loglike, f.grad, lo, hi, f.sample,
+                "Neal's funnel, sd exp(x1)", loglike_and_grad=f.loglike_and_grad)
+    p._native_name = p.name
+    return p
 
 
 # ---------------------------------------------------------------------------
@@ -750,6 +779,8 @@ def banana(d=32, seed=BANANA_SEED, rotation=None):
     p = Problem(name, d, banana_logz(d, a), b.loglike, b.grad, -box, box, b.sample,
                 "rotated banana, curvature 0.01")
     p.rotation = np.eye(d) if a is None else a
+    if a is None:
+        p._native_name = name
     return p
 
 
@@ -849,8 +880,10 @@ def cauchy(d=48):
     d = _check_dim("cauchy", d)
     c = _Cauchy(d)
     box = np.full(d, _CAUCHY_BOUND)
-    return Problem(_suffix_name("cauchy", d, 48), d, cauchy_logz(d), c.loglike, c.grad, -box, box, c.sample,
-                   "Cauchy mixture, modes at +-5")
+    p = Problem(_suffix_name("cauchy", d, 48), d, cauchy_logz(d), c.loglike, c.grad, -box, box, c.sample,
+                "Cauchy mixture, modes at +-5")
+    p._native_name = p.name
+    return p
 
 
 # ---------------------------------------------------------------------------
@@ -949,8 +982,10 @@ def ring(d=64):
     d = _check_dim("ring", d)
     r = _Ring(d)
     box = np.full(d, _RING_BOUND)
-    return Problem(_suffix_name("ring", d, 64), d, ring_logz(d), r.loglike, r.grad, -box, box, None,
-                   "periodic ring")
+    p = Problem(_suffix_name("ring", d, 64), d, ring_logz(d), r.loglike, r.grad, -box, box, None,
+                "periodic ring")
+    p._native_name = p.name
+    return p
 
 
 # ---------------------------------------------------------------------------
@@ -1021,6 +1056,8 @@ def gaussian(d, c=0.0, mean=None, cov=None):
     p = Problem("gaussian-%d" % d, d, c, g.loglike, g.grad, sampler=g.sample, description="Gaussian")
     p.mean, p.cov = g.mean, sigma
     p.cov.flags.writeable = False
+    if mean is None and cov is None and c == 0:
+        p._native_name = p.name
     return p
 
 
@@ -1133,7 +1170,10 @@ def mixture(d, weights=(0.3, 0.7), means=(-1.0, 1.0), sds=(0.5, 1.0), c=0.0):
             and np.all(np.isfinite(mu)) and math.isfinite(c)):
         raise ValueError("problems: mixture: weights and sds must be positive and finite, means and c finite")
     m = _Mixture(d, w / w.sum(), mu, sd, float(c))
-    return Problem("mixture-%d" % d, d, c, m.loglike, m.grad, sampler=m.sample, description="Gaussian mixture")
+    p = Problem("mixture-%d" % d, d, c, m.loglike, m.grad, sampler=m.sample, description="Gaussian mixture")
+    if (tuple(weights), tuple(np.ravel(means)), tuple(sds), c) == ((0.3, 0.7), (-1.0, 1.0), (0.5, 1.0), 0.0):
+        p._native_name = p.name
+    return p
 
 
 # ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from . import _lib, _warnings
 from ._findings import Finding
 from ._arrays import as_c, bounds_arrays, integer, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
+from .native import NativeDensity, configure, prepare
 from ._values import callback_name
 from ._memory import empty
 from .evidence import batch_function
@@ -112,12 +113,14 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
 
     Parameters
     ----------
-    log_prob_and_grad : callable
+    log_prob_and_grad : callable or gbs.NativeDensity
         ``log_prob_and_grad(x, *args, **kwargs)``, for one point x of shape
         (d,), returns ``(log p, gradient)`` with the gradient of shape
         (d,). -inf (or NaN) log p marks a point outside the support. With
         ``vectorize=True``, x has shape (n, d) and it returns log p of
-        shape (n,) and the gradients, shape (n, d).
+        shape (n,) and the gradients, shape (n, d). A
+        :class:`gbs.NativeDensity` is called by the library without
+        Python (``vectorize``, ``args`` and ``kwargs`` do not apply).
     x0 : array_like, shape (d,) or (n_chains, d)
         Starting point(s), where log p is finite; one point is used for
         every chain.
@@ -190,14 +193,24 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
         raise ValueError("x0 is required: a starting point (d,) or one per chain (n_chains, d)")
     kwargs = {} if kwargs is None else dict(kwargs)
     args = tuple(args)
+    native = log_prob_and_grad if isinstance(log_prob_and_grad, NativeDensity) else None
+    if native is not None:
+        bounds = prepare(native, x0, bounds, vectorize, None, args, kwargs)
     n_draws = positive_int(n_draws, "n_draws", False)
     nr = NutsRun(x0, n_chains, n_warmup, seed, bounds, target_accept, max_depth, metric, step_size,
                  global_moves, global_moves_per_iter, global_stages, global_stage_iters)
     opt, nc, d, seed = nr.opt, nr.n_chains, nr.d, nr.seed
-    fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
-    name = callback_name("log_prob_and_grad", log_prob_and_grad)
-    cb = GradBatchCallback(fn, name) if vectorize else GradCallback(fn, name)
-    entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
+    if native is not None:
+        configure(native, opt, d)
+        cfunc, user = native._pass()
+        entry = _lib.lib.gbs_nuts_sample
+        callbacks = []
+    else:
+        fn = lambda x: log_prob_and_grad(x, *args, **kwargs)  # noqa: E731
+        name = callback_name("log_prob_and_grad", log_prob_and_grad)
+        cb = GradBatchCallback(fn, name) if vectorize else GradCallback(fn, name)
+        entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
+        cfunc, user, callbacks = cb.cfunc, None, [cb]
     token = nr.token
     what = "n_chains × n_draws = %d × %d draws of dimension %d" % (nc, n_draws, d)
     draws = empty((nc, n_draws, d), what)
@@ -208,10 +221,10 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
 
     def call() -> Tuple[int, Any]:
         err = _lib.new_error()
-        return entry(cb.cfunc, None, d, nc, n_draws, ctypes.byref(opt), ptr(draws), ptr(logp), stats,
+        return entry(cfunc, user, d, nc, n_draws, ctypes.byref(opt), ptr(draws), ptr(logp), stats,
                      ctypes.byref(err)), err
 
-    run(call, callbacks=[cb], token=token)
+    run(call, callbacks=callbacks, token=token)
     names = [f[0] for f in _lib.NutsChainStats._fields_ if f[0] != "size"]
     st = [{k: getattr(s, k) for k in names} for s in stats]
     found = []

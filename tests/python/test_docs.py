@@ -19,7 +19,10 @@ import pytest
 import gbs
 from conftest import INSTALLED, ROOT
 
-pytestmark = pytest.mark.skipif(INSTALLED, reason="the documentation is built from the source tree")
+# Building the documentation takes tens of seconds: make check leaves it to
+# make test, which builds it once (make docs) for these tests.
+pytestmark = [pytest.mark.skipif(INSTALLED, reason="the documentation is built from the source tree"),
+              pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

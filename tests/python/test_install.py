@@ -16,6 +16,10 @@ import textwrap
 
 import pytest
 
+# pip installs into fresh environments: a minute or more, so make check
+# leaves them to make test.
+pytestmark = pytest.mark.slow
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SKIP = {".venv", ".venv-latest", "build", ".git", "bench-out", ".pytest_cache", "__pycache__"}
 

@@ -11,6 +11,7 @@ from conftest import INSTALLED, ROOT
 SOURCE = [] if INSTALLED else [os.path.join(ROOT, "python")]
 
 
+@pytest.mark.slow
 def test_example_notebook_runs(monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
@@ -38,6 +39,7 @@ def test_example_notebook_runs(monkeypatch):
     assert any("image/png" in o.get("data", {}) for o in outputs), "the plot"
 
 
+@pytest.mark.slow
 def test_pymc_notebook_runs(monkeypatch):
     """PyMC models -> ln Z -> Bayes factor and model probabilities."""
     nbformat = pytest.importorskip("nbformat")

@@ -12,6 +12,10 @@ import gbs
 
 jax = pytest.importorskip("jax")
 numpyro = pytest.importorskip("numpyro")
+
+# Each test compiles a model and samples it: minutes in all, so make
+# check leaves them to make test.
+pytestmark = pytest.mark.slow
 jax.config.update("jax_enable_x64", True)  # float64, as the other tests
 
 import jax.numpy as jnp  # noqa: E402

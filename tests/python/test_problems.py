@@ -449,7 +449,8 @@ def _gbs_or_skip():
         pytest.skip("gbs package not available: %s" % exc)
 
 
-@pytest.mark.parametrize("name,max_err", [("funnel", 0.03), ("banana", 0.05), ("cauchy", 0.08)])
+@pytest.mark.parametrize("name,max_err", [("funnel", 0.03), pytest.param("banana", 0.05, marks=pytest.mark.slow),
+                                          pytest.param("cauchy", 0.08, marks=pytest.mark.slow)])
 def test_exact_draws_through_evidence(name, max_err):
     gbs = _gbs_or_skip()
     p = P.by_name(name)

@@ -13,6 +13,10 @@ import gbs
 pm = pytest.importorskip("pymc")
 az = pytest.importorskip("arviz")
 
+# Each test compiles a model and samples it: minutes in all, so make
+# check leaves them to make test.
+pytestmark = pytest.mark.slow
+
 
 # PyTensor's default C backend compiles each new graph for up to a minute
 # on a busy 2-core machine the first time; JAX compiles in seconds. One test

@@ -151,6 +151,7 @@ def test_a_callback_that_raises_in_the_evidence_stage():
         gbs.run(bad, np.zeros(3), n_chains=4, n_draws=200, vectorize=True, seed=10)
 
 
+@pytest.mark.slow  # the pipeline runs its reruns before the evidence sees the NaN
 def test_nan_log_density_is_an_error():
     def nan(x):
         lp, g = gauss(x)
