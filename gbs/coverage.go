@@ -322,7 +322,9 @@ func (cp *coveragePool) add(y, lq, lp, lw []float64, wide bool) {
 		cp.nq += n
 	}
 	for i := range n {
-		if v := cp.extreme(y[i*d : (i+1)*d]); !math.IsInf(lp[i], -1) && (v < cp.lo[d+1] || v > cp.hi[d+1]) {
+		// The largest standardized deviation, once the draws' medians
+		// are known (setExtreme).
+		if v := cp.extreme(y[i*d : (i+1)*d]); cp.med != nil && !math.IsInf(lp[i], -1) && (v < cp.lo[d+1] || v > cp.hi[d+1]) {
 			code := 2 * (d + 1)
 			if v > cp.hi[d+1] {
 				code++
