@@ -291,3 +291,90 @@ func TestCoverageCoveredNote(t *testing.T) {
 		t.Errorf("q's sd 1.05: covered %.3g, warnings %q: want the shift (ln Z high) beyond the error bar", res.Diagnostics.CoverageCovered, res.Warnings())
 	}
 }
+
+// Exact standard normal draws in d = 100 (20000, as 8 chains of 2500 of
+// the default kind): the check's 202 counts beyond the draws' range stay
+// below their limits and nothing is found. The heaviest count (x[88]
+// above, 5 points, one holding 80 % of the steps, its proposals' weights
+// 2.3 times the pool's) was 0.86 of the limit that counted trials; the
+// limit in clusters puts every count below 0.7 of its own.
+func TestCoverageQuietHighDim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("d = 100: a few seconds")
+	}
+	const d, n, chains = 100, 20000, 8
+	p := problems.Gaussian(make([]float64, d), nil, 0)
+	x := make([]float64, n*d)
+	p.Sample(x, rand.New(rand.NewPCG(1002, 0xc0)))
+	s := &gbs.Samples{Dim: d}
+	for c := range chains {
+		s.Chains = append(s.Chains, x[c*n/chains*d:(c+1)*n/chains*d])
+	}
+	res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 1002})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := res.Diagnostics
+	if len(res.Found(gbs.CheckCoverage)) > 0 || len(res.Found(gbs.CheckCoverageKS)) > 0 || !(dg.CoverageFrac < 0.7*dg.CoverageLimit) {
+		t.Errorf("exact draws: coverage fraction %.3g, limit %.3g, findings %v", dg.CoverageFrac, dg.CoverageLimit, res.Findings)
+	}
+	if z := (res.LogZ - p.LogZ) / res.LogZErr; math.Abs(z) > 4 {
+		t.Errorf("ln Z off by %.1f σ", z)
+	}
+}
+
+// The 48-d Cauchy mixture without its 15 % most extreme draws (by the
+// largest |x_k| over the coordinates): ln Z about 13 σ low. The mass
+// missed is spread over the 96 coordinates' edges, each below its own
+// limit; the largest standardized deviation gathers it: flagged above
+// its range. The full draws of the same seed are not.
+func TestCoverageCutCauchy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("d = 48, two runs: a few seconds")
+	}
+	p := problems.Cauchy()
+	d := p.Dim
+	const n, chains, cut = 16000, 8, 0.15
+	ext := func(x []float64) float64 {
+		var m float64
+		for _, v := range x {
+			m = math.Max(m, math.Abs(v))
+		}
+		return m
+	}
+	ref := make([]float64, 100000*d)
+	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
+	es := make([]float64, 100000)
+	for i := range es {
+		es[i] = ext(ref[i*d : (i+1)*d])
+	}
+	slices.Sort(es)
+	limit := es[int((1-cut)*float64(len(es)))]
+	for _, cutAway := range []bool{true, false} {
+		rng := rand.New(rand.NewPCG(1, 0xc0))
+		x := make([]float64, 0, n*d)
+		buf := make([]float64, d)
+		for len(x) < n*d {
+			p.Sample(buf, rng)
+			if !cutAway || ext(buf) < limit {
+				x = append(x, buf...)
+			}
+		}
+		s := &gbs.Samples{Dim: d, Kind: gbs.IndependentDraws}
+		for c := range chains {
+			s.Chains = append(s.Chains, x[c*n/chains*d:(c+1)*n/chains*d])
+		}
+		res, err := gbs.Evidence(context.Background(), p.LogProbBatch, s, &gbs.Settings{Seed: 1, Lower: p.Lower, Upper: p.Upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dg := res.Diagnostics
+		t.Logf("cut %v: ln Z %.1f σ off; coverage %.3g of the limit at %d side %d", cutAway, (res.LogZ-p.LogZ)/res.LogZErr, dg.CoverageFrac/dg.CoverageLimit, dg.CoverageWhere, dg.CoverageSide)
+		switch {
+		case cutAway && (!res.Warns(gbs.CheckCoverage) || dg.CoverageWhere != -2 || dg.CoverageSide != 1):
+			t.Errorf("extremes cut away: want a warning above the largest deviation's range, got where %d side %d, warnings %q", dg.CoverageWhere, dg.CoverageSide, res.Warnings())
+		case !cutAway && len(res.Found(gbs.CheckCoverage)) > 0:
+			t.Errorf("full draws: %v", res.Found(gbs.CheckCoverage))
+		}
+	}
+}

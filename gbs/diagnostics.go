@@ -80,13 +80,16 @@ type Diagnostics struct {
 	// coverage.go and docs/diagnostics.md): the fraction of the
 	// independence Metropolis-Hastings chains' draws, proposed by q and a
 	// widened copy of q and targeting p, that lie beyond the range of the
-	// posterior draws in the quantity CoverageWhere (-1: log p) on the
+	// posterior draws in the quantity CoverageWhere (-1: log p, -2: the
+	// largest standardized deviation over the coordinates) on the
 	// side CoverageSide (-1 below, +1 above; 0 when no quantity had
 	// enough distinct points beyond, or its excess rested on the one
-	// point the chains held longest), the worst over quantities, sides
-	// and passes. For draws of p it is about 1/N_eff; the check warns when
-	// it exceeds CoverageLimit, c/N_eff with c set for a false-alarm rate
-	// of 10^-3 per run. CoverageCalls is the log-density calls the check
+	// point the chains held longest), the worst against its limit over
+	// quantities, sides and passes. For draws of p it is about 1/N_eff;
+	// the check warns when it exceeds CoverageLimit, that quantity and
+	// side's limit (about c/N_eff, more where the chains' steps beyond
+	// come in clusters) with c set for a false-alarm rate of 10^-3 per
+	// run. CoverageCalls is the log-density calls the check
 	// spent (included in Result.NCall). NaN and 0 when the check did not
 	// run.
 	CoverageFrac, CoverageLimit float64
@@ -166,6 +169,8 @@ const causesMismatch = "likely causes: a log density that is not the one the dra
 // when given) or log p (k = -1).
 func quantityName(names []string, k int) string {
 	switch {
+	case k == coverageExtreme:
+		return "the largest standardized deviation max_k |x_k - median_k|/scale_k"
 	case k < 0:
 		return "log p"
 	case k < len(names):

@@ -185,3 +185,13 @@ func TestMessageSymmetry(t *testing.T) {
 		}
 	}
 }
+
+// The coverage finding names the largest standardized deviation when
+// that is the quantity whose range the chains left.
+func TestMessageCoverageExtreme(t *testing.T) {
+	st := coverageStat{frac: 0.05, limit: 0.01, points: 12, top: 0.25, code: 1, far: 9.1, edge: 7.5, neff: 2000, covered: 0.1}
+	f := coverageFinding(st, coverageExtreme, quantityName(nil, coverageExtreme), 0.01)
+	if !strings.Contains(f.Message, "above the range of the posterior draws in the largest standardized deviation max_k |x_k - median_k|/scale_k") {
+		t.Errorf("%q", f.Message)
+	}
+}

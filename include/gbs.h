@@ -436,7 +436,7 @@ typedef struct gbs_diagnostics {
                              point; NaN: the check did not run) */
   double coverage_limit;  /* the limit it is compared with: a warning above
                              it (false-alarm rate about 1e-3 per call) */
-  int64_t coverage_where; /* the quantity: a coordinate, or log p (-1) */
+  int64_t coverage_where; /* the quantity: a coordinate, log p (-1), or the largest standardized deviation (-2) */
   int64_t coverage_side;  /* -1 below the range, +1 above, 0 none */
   int64_t coverage_calls; /* log-density calls the check spent (in ncall) */
 } gbs_diagnostics;

@@ -12,7 +12,11 @@
 // (the check should warn): the funnel with its neck cut away (x1 < -1.5,
 // 7% of the mass) and Student-t draws with the largest radii cut away.
 // Optional: "funnel-nuts", NUTS draws of the funnel at the benchmark's
-// budget, which under-visit the neck by a varying amount.
+// budget, which under-visit the neck by a varying amount; "cauchy-cut15",
+// the Cauchy mixture without its 15 % most extreme draws (missed mass);
+// and the false alarms in high dimension, "gaussian-100", "gaussian-200",
+// "student-t-100", "student-t-200" (20000 exact draws as 8 chains of the
+// default kind, as a user hands them over).
 package main
 
 import (
@@ -71,6 +75,9 @@ type source struct {
 	p     *problems.Problem
 	// draws returns exact draws (nil to use NUTS through gbs.Pipeline).
 	draws func(seed uint64) []float64
+	// chains gives the exact draws as MCMC chains (the default kind of
+	// draws, whose effective size is estimated), not as independent.
+	chains bool
 }
 
 func main() {
@@ -78,7 +85,7 @@ func main() {
 	first := flag.Int("first", 1, "first seed")
 	n := flag.Int("n", 16000, "exact draws per run (as 8 chains of n/8, marked independent)")
 	cases := flag.String("cases", "funnel,banana,cauchy,ring,gaussian,student-t,student-t-heavy,mixture,funnel-neckless,student-t-cut15,student-t-cut5",
-		"comma-separated cases; also funnel-nuts")
+		"comma-separated cases; also funnel-nuts, mixture-misweighted, cauchy-cut15, gaussian-100, gaussian-200, student-t-100, student-t-200")
 	flag.BoolVar(&noScale, "no-scale", false, "the evidence's flow without the scale layer (flow.Settings.Scale = Off)")
 	flag.Parse()
 	srcs := map[string]source{}
@@ -120,26 +127,42 @@ func sources(n int) []source {
 	mix := problems.StandardMixture(4)
 	gauss := problems.CorrelatedGaussian(10, problems.CorrelatedSeed, 0)
 	return []source{
-		{"funnel", true, funnel, exact(funnel, n)},
-		{"banana", true, problems.Banana(), exact(problems.Banana(), n)},
-		{"cauchy", true, problems.Cauchy(), exact(problems.Cauchy(), n)},
-		{"ring", true, problems.Ring(), nil},
-		{"funnel-nuts", true, funnel, nil},
-		{"gaussian", true, gauss, exact(gauss, n)},
-		{"student-t", true, t6, exact(t6, n)},
-		{"student-t-heavy", true, t10, exact(t10, n)},
-		{"mixture", true, mix, exact(mix, n)},
+		{"funnel", true, funnel, exact(funnel, n), false},
+		{"banana", true, problems.Banana(), exact(problems.Banana(), n), false},
+		{"cauchy", true, problems.Cauchy(), exact(problems.Cauchy(), n), false},
+		{"ring", true, problems.Ring(), nil, false},
+		{"funnel-nuts", true, funnel, nil, false},
+		{"gaussian", true, gauss, exact(gauss, n), false},
+		{"student-t", true, t6, exact(t6, n), false},
+		{"student-t-heavy", true, t10, exact(t10, n), false},
+		{"mixture", true, mix, exact(mix, n), false},
 		{"funnel-neckless", false, funnel, func(seed uint64) []float64 {
 			return keep(funnel, n, seed, func(x []float64) bool { return x[0] >= -1.5 })
-		}},
-		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15)},
+		}, false},
+		{"student-t-cut15", false, t6, radiusCut(t6, n, 0.15), false},
 		// StandardMixture's components (weights 0.3 and 0.7, widths 0.5
 		// and 1) drawn in equal proportion: the range is p's, the
 		// proportion is not.
 		{"mixture-misweighted", false, mix, exact(problems.GaussianMixture(4, []float64{0.5, 0.5},
-			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n)},
-		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05)},
+			[][]float64{{-1, -1, -1, -1}, {1, 1, 1, 1}}, []float64{0.5, 1}, 0), n), false},
+		{"student-t-cut5", false, t6, radiusCut(t6, n, 0.05), false},
+		// The Cauchy mixture without its 15 % most extreme draws (by
+		// the largest |x_i| over the coordinates; each coordinate's
+		// median is 0).
+		{"cauchy-cut15", false, problems.Cauchy(), extremeCut(problems.Cauchy(), n, 0.15), false},
+		// High dimension: 20000 exact draws given as 8 MCMC chains of
+		// 2500, as a user hands them over by default.
+		highDim("gaussian-100", problems.Gaussian(make([]float64, 100), nil, 0)),
+		highDim("gaussian-200", problems.Gaussian(make([]float64, 200), nil, 0)),
+		highDim("student-t-100", problems.StudentT(100, 5)),
+		highDim("student-t-200", problems.StudentT(200, 5)),
 	}
+}
+
+// highDim is a clean case of 20000 exact draws of p in high dimension,
+// given as 8 chains of 2500 of the default kind (MCMCChains).
+func highDim(name string, p *problems.Problem) source {
+	return source{name: name, clean: true, p: p, draws: exact(p, 20000), chains: true}
 }
 
 // keep returns n exact draws of p that pass the filter.
@@ -180,6 +203,29 @@ func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
 	}
 }
 
+// extremeCut draws from p without the fraction cut of its mass at the
+// largest max_i |x_i| (p's (1-cut) quantile, from 10^5 reference draws).
+func extremeCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
+	ext := func(x []float64) float64 {
+		var m float64
+		for _, v := range x {
+			m = math.Max(m, math.Abs(v))
+		}
+		return m
+	}
+	ref := make([]float64, 100000*p.Dim)
+	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
+	es := make([]float64, 100000)
+	for i := range es {
+		es[i] = ext(ref[i*p.Dim : (i+1)*p.Dim])
+	}
+	slices.Sort(es)
+	limit := es[int((1-cut)*float64(len(es)))]
+	return func(seed uint64) []float64 {
+		return keep(p, n, seed, func(x []float64) bool { return ext(x) < limit })
+	}
+}
+
 // noScale removes the scale layer from the evidence's flow.
 var noScale bool
 
@@ -204,6 +250,9 @@ func run(src source, seed uint64) Run {
 		const chains = 8
 		m := len(x) / p.Dim / chains
 		s := &gbs.Samples{Dim: p.Dim, Kind: gbs.IndependentDraws}
+		if src.chains {
+			s.Kind = gbs.MCMCChains
+		}
 		for c := range chains {
 			s.Chains = append(s.Chains, x[c*m*p.Dim:(c+1)*m*p.Dim])
 		}

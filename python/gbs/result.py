@@ -495,6 +495,12 @@ class Result:
         ax.legend(fontsize=8)
 
 
+# The names of the quantities a check locates by a negative index: log p,
+# and the coverage check's largest standardized deviation over the
+# coordinates (gbs/coverage.go, coverageExtreme).
+_QUANTITIES = {-1: "log p", -2: "largest deviation"}
+
+
 def coordinate_name(k: int, labels: Optional[Sequence[str]] = None) -> str:
     """The name users see for flat coordinate k: the model's (``labels[k]``,
     e.g. ``"mu"`` or ``"theta[3]"``) when known, else ``"x[k]"``."""
@@ -668,8 +674,9 @@ class Diagnostics:
         two-sample test of log p (mass reached in the wrong proportion)
         reports through its warning only.
     coverage_where, coverage_side : str, int
-        That quantity ("x[k]" or "log p"; None when none) and side (-1
-        below the range, +1 above, 0 none).
+        That quantity ("x[k]", "log p", or "largest deviation", the
+        largest standardized deviation ``max_k |x_k - median_k| / scale_k``;
+        None when none) and side (-1 below the range, +1 above, 0 none).
     coverage_calls : int
         Log-density calls the check spent (included in ``ncall``).
     n_copied_groups, copied_chain : int
@@ -793,7 +800,7 @@ class Diagnostics:
                 if k in cls._COORDINATES:
                     located = next(f for f in cls._FIELDS if f.startswith(k[: -len("where")]) and f != k)
                     v[k] = None if math.isnan(getattr(struct, located)) else (
-                        "log p" if value < 0 else coordinate_name(int(value), labels))
+                        _QUANTITIES.get(int(value), "log p") if value < 0 else coordinate_name(int(value), labels))
                 else:
                     v[k] = int(value) if issubclass(ctype, ctypes.c_int64) else float(value)
         # The coverage check names a quantity only when one had points
