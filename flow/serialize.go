@@ -146,29 +146,54 @@ func decode(data []byte) (*Flow, error) {
 		return nil, fmt.Errorf("flow: serialized flow has dimension %d", d)
 	}
 	f := &Flow{d: d}
+	f.bounds = r.bounds(d)
+	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}
+	f.layers = r.layers(d, version)
+	f.warnings = r.warnings()
+	if r.err == nil && r.left() != 0 {
+		r.fail("%d trailing bytes", r.left())
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if err := f.wt.check(d); err != nil {
+		return nil, err
+	}
+	f.init()
+	return f, nil
+}
+
+// bounds reads the bounds flag and, when set, every coordinate's bounds.
+func (r *reader) bounds(d int) *bounds {
 	bounded := r.u8()
 	if r.err == nil && bounded > 1 {
 		r.fail("bounds flag %d", bounded)
 	}
-	if bounded == 1 && r.need(d, minBoundBytes, "bounds") {
-		b := &bounds{kind: make([]boundKind, d), lo: make([]float64, d), hi: make([]float64, d),
-			sLo: make([]float64, d), sHi: make([]float64, d)}
-		for j := 0; j < d && r.err == nil; j++ {
-			b.kind[j] = boundKind(r.u8())
-			b.lo[j], b.hi[j], b.sLo[j], b.sHi[j] = r.f64(), r.f64(), r.f64(), r.f64()
-			if !b.valid(j) {
-				r.fail("invalid bounds of coordinate %d", j)
-			}
-		}
-		if r.err == nil {
-			b.derive()
-		}
-		f.bounds = b
+	if bounded != 1 || !r.need(d, minBoundBytes, "bounds") {
+		return nil
 	}
-	f.wt = &whitening{mean: r.f64s(d), white: r.f64s(d * d), unwhite: r.f64s(d * d)}
+	b := &bounds{kind: make([]boundKind, d), lo: make([]float64, d), hi: make([]float64, d),
+		sLo: make([]float64, d), sHi: make([]float64, d)}
+	for j := 0; j < d && r.err == nil; j++ {
+		b.kind[j] = boundKind(r.u8())
+		b.lo[j], b.hi[j], b.sLo[j], b.sHi[j] = r.f64(), r.f64(), r.f64(), r.f64()
+		if !b.valid(j) {
+			r.fail("invalid bounds of coordinate %d", j)
+		}
+	}
+	if r.err == nil {
+		b.derive()
+	}
+	return b
+}
+
+// layers reads the layers; format version 1 has sliced layers only,
+// later versions a kind byte before each.
+func (r *reader) layers(d int, version uint32) []layer {
 	nl := int(r.u32())
+	var layers []layer
 	if r.need(nl, min(minLayerBytes+8*(d-1), minCondLayerBytes, minScaleLayerBytes), "layers") {
-		f.layers = make([]layer, 0, nl)
+		layers = make([]layer, 0, nl)
 	}
 	seen := make([]bool, d) // the coordinates of a conditional layer, cleared after each
 	for li := 0; li < nl && r.err == nil; li++ {
@@ -176,12 +201,11 @@ func decode(data []byte) (*Flow, error) {
 			switch r.u8() {
 			case 0:
 			case 1:
-				cl := r.condLayer(li, d, seen)
-				f.layers = append(f.layers, layer{cond: cl})
+				layers = append(layers, layer{cond: r.condLayer(li, d, seen)})
 				continue
 			case 2:
 				if sl := r.scaleLayer(li, d); r.err == nil {
-					f.layers = append(f.layers, layer{scale: sl})
+					layers = append(layers, layer{scale: sl})
 				}
 				continue
 			default:
@@ -189,70 +213,83 @@ func decode(data []byte) (*Flow, error) {
 				continue
 			}
 		}
-		k := int(r.u32())
-		if r.err == nil && (k < 1 || k > d) {
-			r.fail("layer %d has %d directions", li, k)
-			break
+		if l, ok := r.slicedLayer(li, d); ok {
+			layers = append(layers, l)
 		}
-		l := layer{k: k, a: r.f64s(d * k), active: make([]bool, k)}
-		na := 0
-		for c := 0; c < k; c++ {
-			switch r.u8() {
-			case 0:
-			case 1:
-				l.active[c] = true
-				na++
-			default:
-				r.fail("layer %d: bad activity flag", li)
-			}
-		}
-		if r.err == nil && na == 0 {
-			r.fail("layer %d has no active direction", li)
-		}
-		if r.need(na, minSplineBytes, "splines") {
-			l.psi = make([]spline, 0, na)
-		}
-		for c := 0; c < na && r.err == nil; c++ {
-			l.psi = append(l.psi, r.spline(li))
-		}
-		if r.err == nil && !orthonormal(l.a, d, k) {
-			r.fail("layer %d: frame is not orthonormal", li)
-		}
-		f.layers = append(f.layers, l)
 	}
+	return layers
+}
+
+// slicedLayer reads a sliced layer: its frame, which directions are
+// active, and their splines; ok is false when the layer cannot be used.
+func (r *reader) slicedLayer(li, d int) (l layer, ok bool) {
+	k := int(r.u32())
+	if r.err == nil && (k < 1 || k > d) {
+		r.fail("layer %d has %d directions", li, k)
+		return layer{}, false
+	}
+	l = layer{k: k, a: r.f64s(d * k), active: make([]bool, k)}
+	na := 0
+	for c := 0; c < k; c++ {
+		switch r.u8() {
+		case 0:
+		case 1:
+			l.active[c] = true
+			na++
+		default:
+			r.fail("layer %d: bad activity flag", li)
+		}
+	}
+	if r.err == nil && na == 0 {
+		r.fail("layer %d has no active direction", li)
+	}
+	if r.need(na, minSplineBytes, "splines") {
+		l.psi = make([]spline, 0, na)
+	}
+	for c := 0; c < na && r.err == nil; c++ {
+		l.psi = append(l.psi, r.spline(li))
+	}
+	if r.err == nil && !orthonormal(l.a, d, k) {
+		r.fail("layer %d: frame is not orthonormal", li)
+	}
+	return l, true
+}
+
+// warnings reads the fit's warnings.
+func (r *reader) warnings() []string {
 	nw := int(r.u32())
 	if r.err == nil && nw > maxFormatWarnings {
 		r.fail("%d warnings (at most %d)", nw, maxFormatWarnings)
 	}
+	var ws []string
 	if r.need(nw, 4+1, "warnings") && nw > 0 {
-		f.warnings = make([]string, 0, nw)
+		ws = make([]string, 0, nw)
 	}
 	for i := 0; i < nw && r.err == nil; i++ {
 		n := int(r.u32())
 		if r.err == nil && n == 0 {
 			r.fail("warning %d is empty", i)
 		}
-		f.warnings = append(f.warnings, string(r.bytes(n)))
+		ws = append(ws, string(r.bytes(n)))
 	}
-	if r.err == nil && r.left() != 0 {
-		r.fail("%d trailing bytes", r.left())
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	for _, v := range [][]float64{f.wt.mean, f.wt.white, f.wt.unwhite} {
+	return ws
+}
+
+// check initializes a decoded whitening map and reports whether it is
+// one Fit could have made: finite, with inverse matrices.
+func (wt *whitening) check(d int) error {
+	for _, v := range [][]float64{wt.mean, wt.white, wt.unwhite} {
 		for _, x := range v {
 			if !isFinite(x) {
-				return nil, errors.New("flow: serialized flow has a non-finite whitening parameter")
+				return errors.New("flow: serialized flow has a non-finite whitening parameter")
 			}
 		}
 	}
-	f.wt.init(d)
-	if !isFinite(f.wt.logDet) || !inverses(f.wt.white, f.wt.unwhite, d) {
-		return nil, errors.New("flow: serialized flow has an invalid whitening map")
+	wt.init(d)
+	if !isFinite(wt.logDet) || !inverses(wt.white, wt.unwhite, d) {
+		return errors.New("flow: serialized flow has an invalid whitening map")
 	}
-	f.init()
-	return f, nil
+	return nil
 }
 
 // valid reports whether coordinate j's bounds could have come from Fit.
