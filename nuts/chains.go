@@ -356,21 +356,9 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		LogP:   make([][]float64, cfg.Chains),
 		Chains: make([]ChainStats, cfg.Chains),
 	}
-	var box *boxMap
-	if cfg.Box == BoxTransform && (cfg.Lower != nil || cfg.Upper != nil) {
-		box = newBoxMap(cfg.Lower, cfg.Upper, d)
-		if cfg.Init != nil {
-			init := make([][]float64, len(cfg.Init))
-			for i, x := range cfg.Init {
-				init[i] = make([]float64, d)
-				if err := box.toU(init[i], x); err != nil {
-					return nil, fmt.Errorf("nuts: Init[%d]: %v", i, err)
-				}
-			}
-			cfg.Init = init
-		}
-		// Starting points then come from (-2, 2) in u, Stan's convention.
-		cfg.Lower, cfg.Upper = nil, nil
+	box, err := cfg.boxTransform(d)
+	if err != nil {
+		return nil, err
 	}
 	gcfg, err := newGlobalConfig(cfg.Global)
 	if err != nil {
@@ -440,24 +428,9 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 				res.GlobalStopped = stage
 				break
 			}
-			x := make([][]float64, len(chains))
-			lp := make([][]float64, len(chains))
-			for c, ch := range chains {
-				x[c], lp[c] = ch.stageX, ch.stageLogP
+			if move, err = fitStageMove(ctx, gcfg, stage, chains); err != nil {
+				return nil, err
 			}
-			var q GlobalMove
-			// The fit's cost apart from the chains' in a CPU profile:
-			// goroutines it starts inherit the label.
-			pprof.Do(ctx, pprof.Labels("stage", fmt.Sprintf("global-move fit %d", stage)), func(context.Context) {
-				q, err = gcfg.Fit(stage, x, lp)
-			})
-			if err != nil {
-				return nil, fmt.Errorf("nuts: fitting the global move after warm-up stage %d: %w", stage, err)
-			}
-			if q == nil {
-				return nil, fmt.Errorf("nuts: the global move's Fit returned no proposal after warm-up stage %d", stage)
-			}
-			move = q
 		}
 		for _, ch := range chains {
 			ch.move, ch.moves = move, gcfg.Moves
@@ -475,6 +448,53 @@ func sample(ctx context.Context, f density, bf BatchLogDensityGrad, d int, s *Se
 		res.RHatLogP = rh
 	}
 	return res, nil
+}
+
+// boxTransform returns the map to the unbounded space when the chains
+// run there (BoxTransform with bounds), with the starting points mapped
+// to it and the bounds cleared, so that starting points are drawn from
+// (-2, 2) in u, Stan's convention; nil when they run in x.
+func (cfg *config) boxTransform(d int) (*boxMap, error) {
+	if cfg.Box != BoxTransform || (cfg.Lower == nil && cfg.Upper == nil) {
+		return nil, nil
+	}
+	box := newBoxMap(cfg.Lower, cfg.Upper, d)
+	if cfg.Init != nil {
+		init := make([][]float64, len(cfg.Init))
+		for i, x := range cfg.Init {
+			init[i] = make([]float64, d)
+			if err := box.toU(init[i], x); err != nil {
+				return nil, fmt.Errorf("nuts: Init[%d]: %v", i, err)
+			}
+		}
+		cfg.Init = init
+	}
+	cfg.Lower, cfg.Upper = nil, nil
+	return box, nil
+}
+
+// fitStageMove fits the global move on the draws of warm-up stage
+// stage, pooled over the chains.
+func fitStageMove(ctx context.Context, gcfg *globalConfig, stage int, chains []*chainRun) (GlobalMove, error) {
+	x := make([][]float64, len(chains))
+	lp := make([][]float64, len(chains))
+	for c, ch := range chains {
+		x[c], lp[c] = ch.stageX, ch.stageLogP
+	}
+	var q GlobalMove
+	var err error
+	// The fit's cost apart from the chains' in a CPU profile: goroutines
+	// it starts inherit the label.
+	pprof.Do(ctx, pprof.Labels("stage", fmt.Sprintf("global-move fit %d", stage)), func(context.Context) {
+		q, err = gcfg.Fit(stage, x, lp)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nuts: fitting the global move after warm-up stage %d: %w", stage, err)
+	}
+	if q == nil {
+		return nil, fmt.Errorf("nuts: the global move's Fit returned no proposal after warm-up stage %d", stage)
+	}
+	return q, nil
 }
 
 // stageAcceptLow reports whether the global moves of the stage just run
