@@ -159,6 +159,7 @@ func diagnosticsExtToC(r *gbs.Result) C.gbs_diagnostics_ext {
 		census_modes:      C.int64_t(len(d.CensusModes)),
 		census_shortfall:  C.double(d.CensusShortfall),
 		census_calls:      C.int64_t(d.CensusCalls),
+		symmetry_calls:    C.int64_t(d.SymmetryCalls),
 		anneal_steps:      C.int64_t(r.AnnealSteps),
 		anneal_calls:      C.int64_t(r.AnnealCalls),
 	}

@@ -123,6 +123,11 @@ type Diagnostics struct {
 	CensusModes     []MissedMode
 	CensusShortfall float64
 	CensusCalls     int
+
+	// SymmetryCalls are the log-density calls the symmetry search spent
+	// testing candidate relabelings (symmetry.go; included in
+	// Result.NCall).
+	SymmetryCalls int
 }
 
 // newDiagnostics returns diagnostics with every field "not computed".

@@ -67,7 +67,10 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	}
 	// Label switching: a posterior invariant under relabeling blocks of
 	// coordinates, whose draws hold one labeling (symmetry.go).
-	if err := e.inStage("evidence symmetry", e.detectSymmetry); err != nil {
+	symCalls := e.ev.calls
+	err = e.inStage("evidence symmetry", e.detectSymmetry)
+	e.diag.SymmetryCalls = int(e.ev.calls - symCalls)
+	if err != nil {
 		return nil, err
 	}
 	if err := e.estimate(); err != nil {

@@ -1083,6 +1083,8 @@ typedef struct gbs_diagnostics_ext {
   double census_shortfall;   /* ln(1 + sum m/Z) over their masses: what
                                 ln Z is low by (0: none; NaN: no census) */
   int64_t census_calls;      /* its log-density calls (in ncall) */
+  int64_t symmetry_calls;    /* the symmetry search's log-density calls (in
+                                ncall) */
 } gbs_diagnostics_ext;
 
 /* What a pipeline's sampler did (gbs_report_sampling); zero n_chains for

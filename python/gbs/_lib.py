@@ -119,7 +119,8 @@ class CDiagnosticsExt(Structure):
                 ("coverage_ks", c_double), ("coverage_ks_limit", c_double),
                 ("coverage_ks_at", c_double), ("anneal_steps", c_int64),
                 ("anneal_calls", c_int64), ("census_modes", c_int64),
-                ("census_shortfall", c_double), ("census_calls", c_int64)]
+                ("census_shortfall", c_double), ("census_calls", c_int64),
+                ("symmetry_calls", c_int64)]
 
 
 class CSampling(Structure):

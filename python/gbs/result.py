@@ -710,6 +710,9 @@ class Diagnostics:
         p it found that no draw visited, ln(1 + Σ m/Z) over their masses
         (what ln Z is low by; 0: none, NaN: the census did not run), and
         its log-density calls (included in ``ncall``).
+    symmetry_calls : int
+        The log-density calls the symmetry search spent testing candidate
+        relabelings (included in ``ncall``).
     """
 
     # The fields of the C structs gbs_diagnostics and gbs_diagnostics_ext
@@ -768,6 +771,7 @@ class Diagnostics:
     census_modes: int
     census_shortfall: float
     census_calls: int
+    symmetry_calls: int
 
     def __init__(self, **values: Any) -> None:
         self._labels: Optional[List[str]] = None

@@ -71,7 +71,8 @@ void test_gaussian_pointer() {
   // log p at the draws was given: only the proposal draws, the 32 draws
   // of the spot-check and the coverage check's widened draws are
   // evaluated.
-  CHECK(r.ncall == r.n_q + 32 + r.diagnostics.coverage_calls && r.diagnostics.spot_checked == 32,
+  CHECK(r.ncall == r.n_q + 32 + r.diagnostics.coverage_calls + r.diagnostics_ext.symmetry_calls &&
+            r.diagnostics.spot_checked == 32,
         "ncall %lld, n_q %lld: log p at the draws was given",
         static_cast<long long>(r.ncall), static_cast<long long>(r.n_q));
 }
