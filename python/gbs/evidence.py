@@ -509,18 +509,23 @@ def result_from_c(res: Any, trace: Any, packed: PackedOptions, labels: Optional[
     return result, taken
 
 
+def nuts_buffers(nc: int, nd: int, d: int, what: str) -> Tuple[np.ndarray, np.ndarray, Any]:
+    """The draws (nc, nd, d), log p (nc, nd) and per-chain statistics a
+    NUTS call fills; ``what`` names the sizes in the error for a size
+    that cannot be allocated."""
+    stats = (_lib.NutsChainStats * nc)()
+    for st in stats:
+        st.size = ctypes.sizeof(_lib.NutsChainStats)
+    return empty((nc, nd, d), what), empty((nc, nd), what), stats
+
+
 def _take_sampling(report: Any) -> Tuple[Any, np.ndarray, np.ndarray, Any]:
     """A pipeline report's sampling facts (gbs_report_sampling) and its
     draws, log p and chain statistics (gbs_report_draws)."""
     facts = _lib.new_struct(_lib.CSampling)
     _lib.call(_lib.lib.gbs_report_sampling, report, ctypes.byref(facts))
     nc, nd, d = facts.n_chains, facts.n_draws, facts.d
-    what = "the pipeline's %d chains x %d draws of dimension %d" % (nc, nd, d)
-    draws = empty((nc, nd, d), what)
-    logp = empty((nc, nd), what)
-    stats = (_lib.NutsChainStats * nc)()
-    for st in stats:
-        st.size = ctypes.sizeof(_lib.NutsChainStats)
+    draws, logp, stats = nuts_buffers(nc, nd, d, "the pipeline's %d chains x %d draws of dimension %d" % (nc, nd, d))
     _lib.call(_lib.lib.gbs_report_draws, report, ptr(draws), ptr(logp), stats)
     return facts, draws, logp, stats
 

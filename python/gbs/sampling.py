@@ -15,8 +15,7 @@ from ._arrays import as_c, bounds_arrays, integer, positive_int, ptr, seed_value
 from ._callbacks import BatchCallback, GradBatchCallback, GradCallback, run
 from .native import NativeDensity, configure, prepare
 from ._values import callback_name
-from ._memory import empty
-from .evidence import batch_function
+from .evidence import batch_function, nuts_buffers
 
 _METRICS = {"diag": 0, "dense": 1, "unit": 2}
 _MOVES = {"stretch": 0, "de": 1}
@@ -212,12 +211,8 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
         entry = _lib.lib.gbs_nuts_sample_batch if vectorize else _lib.lib.gbs_nuts_sample
         cfunc, user, callbacks = cb.cfunc, None, [cb]
     token = nr.token
-    what = "n_chains × n_draws = %d × %d draws of dimension %d" % (nc, n_draws, d)
-    draws = empty((nc, n_draws, d), what)
-    logp = empty((nc, n_draws), what)
-    stats = (_lib.NutsChainStats * nc)()
-    for s in stats:
-        s.size = ctypes.sizeof(_lib.NutsChainStats)
+    draws, logp, stats = nuts_buffers(nc, n_draws, d,
+                                      "n_chains × n_draws = %d × %d draws of dimension %d" % (nc, n_draws, d))
 
     def call() -> Tuple[int, Any]:
         err = _lib.new_error()
