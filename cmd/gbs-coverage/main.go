@@ -183,46 +183,40 @@ func keep(p *problems.Problem, n int, seed uint64, ok func(x []float64) bool) []
 // largest radii (the tails cut away); the radius is p's (1-cut) quantile,
 // from 10^5 reference draws.
 func radiusCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
-	r2 := func(x []float64) float64 {
+	return quantileCut(p, n, cut, func(x []float64) float64 {
 		var s float64
 		for _, v := range x {
 			s += v * v
 		}
 		return s
-	}
-	ref := make([]float64, 100000*p.Dim)
-	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
-	rs := make([]float64, 100000)
-	for i := range rs {
-		rs[i] = r2(ref[i*p.Dim : (i+1)*p.Dim])
-	}
-	slices.Sort(rs)
-	limit := rs[int((1-cut)*float64(len(rs)))]
-	return func(seed uint64) []float64 {
-		return keep(p, n, seed, func(x []float64) bool { return r2(x) < limit })
-	}
+	})
 }
 
 // extremeCut draws from p without the fraction cut of its mass at the
 // largest max_i |x_i| (p's (1-cut) quantile, from 10^5 reference draws).
 func extremeCut(p *problems.Problem, n int, cut float64) func(uint64) []float64 {
-	ext := func(x []float64) float64 {
+	return quantileCut(p, n, cut, func(x []float64) float64 {
 		var m float64
 		for _, v := range x {
 			m = math.Max(m, math.Abs(v))
 		}
 		return m
-	}
+	})
+}
+
+// quantileCut draws from p without the fraction cut of its mass where
+// stat is largest (above its (1-cut) quantile over 10^5 reference draws).
+func quantileCut(p *problems.Problem, n int, cut float64, stat func([]float64) float64) func(uint64) []float64 {
 	ref := make([]float64, 100000*p.Dim)
 	p.Sample(ref, rand.New(rand.NewPCG(0, 0xc1)))
-	es := make([]float64, 100000)
-	for i := range es {
-		es[i] = ext(ref[i*p.Dim : (i+1)*p.Dim])
+	vs := make([]float64, 100000)
+	for i := range vs {
+		vs[i] = stat(ref[i*p.Dim : (i+1)*p.Dim])
 	}
-	slices.Sort(es)
-	limit := es[int((1-cut)*float64(len(es)))]
+	slices.Sort(vs)
+	limit := vs[int((1-cut)*float64(len(vs)))]
 	return func(seed uint64) []float64 {
-		return keep(p, n, seed, func(x []float64) bool { return ext(x) < limit })
+		return keep(p, n, seed, func(x []float64) bool { return stat(x) < limit })
 	}
 }
 

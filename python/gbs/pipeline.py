@@ -15,10 +15,9 @@ from ._options import PackedOptions, ProgressArg, check_settings
 from ._pool import PoolEvaluator
 from ._progress import Progress
 from ._values import callback_name
-from .native import NativeDensity, configure, prepare
 from .evidence import _TRACE_CAP, drop_lists, result_from_c, set_context
 from .result import Result
-from .sampling import NutsRun, Samples
+from .sampling import NutsRun, Samples, density_arguments
 
 __all__ = ["run"]
 
@@ -182,18 +181,11 @@ def run(log_prob_and_grad: Callable[..., Any], x0: Any = None, *, n_chains: int 
     ...               n_warmup=500, vectorize=True, seed=1)             # doctest: +SKIP
     >>> res.logz, res.logzerr, res.samples.draws.shape                 # doctest: +SKIP
     """
-    if not callable(log_prob_and_grad):
-        raise TypeError("log_prob_and_grad must be callable, not %r" % (type(log_prob_and_grad).__name__,))
-    kwargs = {} if kwargs is None else dict(kwargs)
-    args = tuple(args)
-    native = log_prob_and_grad if isinstance(log_prob_and_grad, NativeDensity) else None
-    if native is not None:
-        bounds = prepare(native, x0, bounds, vectorize, pool, args, kwargs)
+    native, bounds, args, kwargs = density_arguments(log_prob_and_grad, x0, bounds, vectorize, pool,
+                                                     args, kwargs)
     n_draws = positive_int(n_draws, "n_draws", False)
     nr = NutsRun(x0, n_chains, n_warmup, seed, bounds, target_accept, max_depth, metric, step_size,
-                 global_moves, global_moves_per_iter, global_stages, global_stage_iters)
-    if native is not None:
-        configure(native, nr.opt, nr.d)
+                 global_moves, global_moves_per_iter, global_stages, global_stage_iters, native)
     settings = check_settings(method=method, n_q=n_q, seed=nr.seed, bounds=bounds, pool=pool,
                               progress=progress, batch_size=batch_size, f_err=f_err, f_eva=f_eva,
                               cross_fit=cross_fit, coverage_check=coverage_check, anneal=anneal,

@@ -186,21 +186,15 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
         ``stats``; ``gbs.evidence(log_prob, samples)`` uses them directly.
         ``stats`` counts gradient evaluations per point either way.
     """
-    if not callable(log_prob_and_grad):
-        raise TypeError("log_prob_and_grad must be callable")
     if x0 is None:
         raise ValueError("x0 is required: a starting point (d,) or one per chain (n_chains, d)")
-    kwargs = {} if kwargs is None else dict(kwargs)
-    args = tuple(args)
-    native = log_prob_and_grad if isinstance(log_prob_and_grad, NativeDensity) else None
-    if native is not None:
-        bounds = prepare(native, x0, bounds, vectorize, None, args, kwargs)
+    native, bounds, args, kwargs = density_arguments(log_prob_and_grad, x0, bounds, vectorize, None,
+                                                     args, kwargs)
     n_draws = positive_int(n_draws, "n_draws", False)
     nr = NutsRun(x0, n_chains, n_warmup, seed, bounds, target_accept, max_depth, metric, step_size,
-                 global_moves, global_moves_per_iter, global_stages, global_stage_iters)
+                 global_moves, global_moves_per_iter, global_stages, global_stage_iters, native)
     opt, nc, d, seed = nr.opt, nr.n_chains, nr.d, nr.seed
     if native is not None:
-        configure(native, opt, d)
         cfunc, user = native._pass()
         entry = _lib.lib.gbs_nuts_sample
         callbacks = []
@@ -233,6 +227,22 @@ def sample(log_prob_and_grad: Callable[..., Any], x0: Any, *, n_draws: int = 100
     return Samples(draws, logp, st, findings=found, seed=seed)
 
 
+def density_arguments(log_prob_and_grad: Any, x0: Any, bounds: Any, vectorize: bool, pool: Any,
+                      args: Sequence[Any], kwargs: Optional[Dict[str, Any]]
+                      ) -> Tuple[Optional[NativeDensity], Any, Tuple[Any, ...], Dict[str, Any]]:
+    """The density arguments of :func:`sample` and :func:`gbs.run`,
+    checked: the native density (or None), the bounds (a native density's
+    own where none are given), args as a tuple and kwargs as a dict."""
+    if not callable(log_prob_and_grad):
+        raise TypeError("log_prob_and_grad must be callable, not %r" % (type(log_prob_and_grad).__name__,))
+    kwargs = {} if kwargs is None else dict(kwargs)
+    args = tuple(args)
+    native = log_prob_and_grad if isinstance(log_prob_and_grad, NativeDensity) else None
+    if native is not None:
+        bounds = prepare(native, x0, bounds, vectorize, pool, args, kwargs)
+    return native, bounds, args, kwargs
+
+
 class NutsRun:
     """The checked sampler settings of :func:`sample` and :func:`gbs.run`
     as the library's gbs_nuts_options, with the arrays its pointers refer
@@ -246,7 +256,7 @@ class NutsRun:
                  bounds: Any, target_accept: Optional[float], max_depth: Optional[int],
                  metric: str, step_size: Optional[float], global_moves: Optional[bool],
                  global_moves_per_iter: Optional[int], global_stages: Optional[int],
-                 global_stage_iters: Optional[int]) -> None:
+                 global_stage_iters: Optional[int], native: Optional[NativeDensity] = None) -> None:
         init = None
         if x0 is None:
             if bounds is None:
@@ -294,6 +304,8 @@ class NutsRun:
         self.token = _lib.CancelToken()
         opt.cancel = self.token.handle
         self.init, self.opt, self.n_chains, self.d = init, opt, nc, d
+        if native is not None:
+            configure(native, opt, d)
 
 
 def _bounds_dim(bounds: Any) -> int:
