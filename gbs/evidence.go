@@ -2,17 +2,14 @@ package gbs
 
 import (
 	"context"
-
-	"github.com/gbs-evidence/gbs/internal/seed"
-
-	"github.com/gbs-evidence/gbs/internal/mcmc"
-
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/gbs-evidence/gbs/flow"
+	"github.com/gbs-evidence/gbs/internal/mcmc"
+	"github.com/gbs-evidence/gbs/internal/seed"
 )
 
 // Random streams of Settings.Seed (internal/seed), one per purpose, so
@@ -177,6 +174,9 @@ type estimation struct {
 	censusQs []Proposal
 	// sym is the symmetry of p the estimate corrects for (nil: none).
 	sym *symmetry
+	// centre is the coverage check's centre of the draws, shared by the
+	// cross-fitting passes (deviationCentre; nil outside bothPasses).
+	centre *sharedCentre
 }
 
 func (e *estimation) logf(format string, args ...any) {

@@ -19,6 +19,7 @@ import (
 // failure, and the error reported, do not depend on timing. e.ev counts
 // both passes' calls, and the log messages arrive in the passes' order.
 func (e *estimation) bothPasses(fa, fb func(*estimation) error) (errA, errB error) {
+	e.centre = &sharedCentre{}
 	if !e.ownProposal {
 		if errA = fa(e); errA != nil {
 			return errA, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Label switching. A mixture of K exchangeable components has a
@@ -380,29 +381,33 @@ func newScreen(x []float64, d int) *screen {
 		sc.n++
 	}
 	// Means and variances over all draws, which the screen's Gaussian
-	// stands for.
-	for k := range d {
-		var m, v float64
-		for r := range n {
-			m += x[r*d+k]
+	// stands for, accumulated row by row (the draws are row-major).
+	for r := range n {
+		floats.Add(sc.mean, x[r*d:(r+1)*d])
+	}
+	for k := range sc.mean {
+		sc.mean[k] /= float64(n)
+	}
+	for r := range n {
+		for k, v := range x[r*d : (r+1)*d] {
+			dv := v - sc.mean[k]
+			sc.w[k] += dv * dv
 		}
-		m /= float64(n)
-		for r := range n {
-			dv := x[r*d+k] - m
-			v += dv * dv
-		}
-		v /= float64(max(n-1, 1))
-		sc.mean[k] = m
+	}
+	for k, m := range sc.mean {
+		v := sc.w[k] / float64(max(n-1, 1))
 		sc.w[k] = 1 / (2 * (v + 1e-300 + 1e-24*m*m))
 	}
 	return sc
 }
 
 // overlap is the mean over the screen's draws of min(1, q(g·x)/q(x))
-// for g the exchange of blocks a and b.
-func (sc *screen) overlap(bl Blocks, a, b int) float64 {
-	sum := 0.0
-	for r := 0; r < sc.n; r++ {
+// for g the exchange of blocks a and b. Once the mean is sure to reach
+// stop it returns early, with a value of at least stop: only overlaps
+// below stop are used.
+func (sc *screen) overlap(bl Blocks, a, b int, stop float64) float64 {
+	sum, enough := 0.0, stop*float64(sc.n)
+	for r := 0; r < sc.n && sum < enough; r++ {
 		row := sc.x[r*sc.d : (r+1)*sc.d]
 		delta := 0.0
 		for l, i := range bl[a] {
@@ -411,16 +416,21 @@ func (sc *screen) overlap(bl Blocks, a, b int) float64 {
 			mi, mj := sc.mean[i], sc.mean[j]
 			delta += sc.w[i]*((xi-mi)*(xi-mi)-(xj-mi)*(xj-mi)) + sc.w[j]*((xj-mj)*(xj-mj)-(xi-mj)*(xi-mj))
 		}
-		sum += math.Exp(math.Min(delta, 0))
+		if delta < 0 {
+			sum += math.Exp(delta)
+		} else {
+			sum++
+		}
 	}
 	return sum / float64(sc.n)
 }
 
-// groupOverlap is the least overlap over the group's adjacent exchanges.
-func (sc *screen) groupOverlap(bl Blocks) float64 {
+// groupOverlap is the least overlap over the group's adjacent exchanges
+// (exact below stop; see overlap).
+func (sc *screen) groupOverlap(bl Blocks, stop float64) float64 {
 	o := 1.0
 	for a := 0; a+1 < len(bl); a++ {
-		o = math.Min(o, sc.overlap(bl, a, a+1))
+		o = math.Min(o, sc.overlap(bl, a, a+1, stop))
 	}
 	return o
 }
@@ -497,7 +507,11 @@ func (e *estimation) detectSymmetry() error {
 	sc := newScreen(x, d)
 	kept := cands[:0]
 	for _, c := range cands {
-		c.overlap = sc.groupOverlap(c.blocks)
+		stop := symmetryOverlapMax
+		if e.cfg.Symmetry == On {
+			stop = math.Inf(1)
+		}
+		c.overlap = sc.groupOverlap(c.blocks, stop)
 		c.prio = sc.spreadGap(c.blocks)
 		if e.cfg.Symmetry == On || c.overlap < symmetryOverlapMax {
 			kept = append(kept, c)
