@@ -3,10 +3,7 @@ package gbs
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
@@ -227,36 +224,22 @@ func coordinateStats(s *Samples, lp []float64, nq int) []quantityStats {
 	nc, m, d := len(s.Chains), s.Draws(), s.Dim
 	stats := make([]quantityStats, d+1)
 	scores := mcmc.ScoreTable(nc, m)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), d+1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			col := make([]float64, nc*m)
-			for {
-				i := int(next.Add(1)) - 1
-				if i > d {
-					return
-				}
-				k := i - 1
-				if k < 0 {
-					if lp == nil {
-						continue
-					}
-					copy(col, lp)
-				} else {
-					for c, ch := range s.Chains {
-						for t := range m {
-							col[c*m+t] = ch[t*d+k]
-						}
-					}
-				}
-				stats[i] = convergenceStats(col, nc, nq, scores)
+	forEach(d+1, func() []float64 { return make([]float64, nc*m) }, func(col []float64, i int) {
+		k := i - 1
+		if k < 0 {
+			if lp == nil {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			copy(col, lp)
+		} else {
+			for c, ch := range s.Chains {
+				for t := range m {
+					col[c*m+t] = ch[t*d+k]
+				}
+			}
+		}
+		stats[i] = convergenceStats(col, nc, nq, scores)
+	})
 	return stats
 }
 

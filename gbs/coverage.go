@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gbs-evidence/gbs/internal/seed"
 
@@ -264,25 +262,15 @@ func newDeviationCentre(all [][]float64, d int) *deviationCentre {
 		return &deviationCentre{}
 	}
 	dc := &deviationCentre{med: make([]float64, d), scale: make([]float64, d)}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), d) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			col := make([]float64, 0, n)
-			for k := int(next.Add(1)) - 1; k < d; k = int(next.Add(1)) - 1 {
-				col = col[:0]
-				for _, c := range all {
-					for i := k; i < len(c); i += d {
-						col = append(col, c[i])
-					}
-				}
-				dc.med[k], dc.scale[k] = medianScale(col)
+	forEach(d, func() []float64 { return make([]float64, 0, n) }, func(col []float64, k int) {
+		col = col[:0]
+		for _, c := range all {
+			for i := k; i < len(c); i += d {
+				col = append(col, c[i])
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		dc.med[k], dc.scale[k] = medianScale(col)
+	})
 	return dc
 }
 

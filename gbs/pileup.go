@@ -53,42 +53,16 @@ func pileUps(s *Samples, lower, upper []float64) []pileUp {
 		return nil
 	}
 	k := max(n/100, pileUpMinK)
-	col := make([]float64, n)
+	// Each coordinate's sides on its own, the coordinates concurrently;
+	// gathered in coordinate order, so the result does not depend on the
+	// goroutines.
+	sides := make([][]pileUp, d)
+	forEach(d, func() []float64 { return make([]float64, n) }, func(col []float64, j int) {
+		sides[j] = coordinatePileUps(col, s, j, k, lower, upper)
+	})
 	var out []pileUp
-	for j := 0; j < d; j++ {
-		free := func(b []float64, inf int) bool { return b == nil || math.IsInf(b[j], inf) }
-		if !free(lower, -1) && !free(upper, 1) {
-			continue // bounded on both sides: nothing to judge
-		}
-		i := 0
-		for _, ch := range s.Chains {
-			for t := j; t < len(ch); t += d {
-				col[i] = ch[t]
-				i++
-			}
-		}
-		// The check reads six order statistics: they are put in place, in
-		// increasing position, each selected among the values above the
-		// last (linear time; sorting the column was most of the checks'
-		// cost at d = 256).
-		lo := 0
-		for _, p := range [...]int{0, k - 1, 2*k - 1, n - 2*k, n - k, n - 1} {
-			selectNth(col, lo, n, p)
-			lo = p + 1
-		}
-		if col[0] == col[n-1] {
-			continue
-		}
-		if lower == nil || math.IsInf(lower[j], -1) {
-			if r := (col[k-1] - col[0]) / (col[2*k-1] - col[k-1]); r < pileUpRatio {
-				out = append(out, pileUp{Coord: j, Edge: col[0], Ratio: r})
-			}
-		}
-		if upper == nil || math.IsInf(upper[j], 1) {
-			if r := (col[n-1] - col[n-k]) / (col[n-k] - col[n-2*k]); r < pileUpRatio {
-				out = append(out, pileUp{Coord: j, Upper: true, Edge: col[n-1], Ratio: r})
-			}
-		}
+	for _, sd := range sides {
+		out = append(out, sd...)
 	}
 	slices.SortStableFunc(out, func(a, b pileUp) int {
 		switch {
@@ -99,6 +73,47 @@ func pileUps(s *Samples, lower, upper []float64) []pileUp {
 		}
 		return 0
 	})
+	return out
+}
+
+// coordinatePileUps returns the abrupt sides of coordinate j (k extreme
+// draws per side), using col (one value per draw) as scratch.
+func coordinatePileUps(col []float64, s *Samples, j, k int, lower, upper []float64) []pileUp {
+	free := func(b []float64, inf int) bool { return b == nil || math.IsInf(b[j], inf) }
+	if !free(lower, -1) && !free(upper, 1) {
+		return nil // bounded on both sides: nothing to judge
+	}
+	d, n := s.Dim, len(col)
+	i := 0
+	for _, ch := range s.Chains {
+		for t := j; t < len(ch); t += d {
+			col[i] = ch[t]
+			i++
+		}
+	}
+	// The check reads six order statistics: they are put in place, in
+	// increasing position, each selected among the values above the
+	// last (linear time; sorting the column was most of the checks'
+	// cost at d = 256).
+	lo := 0
+	for _, p := range [...]int{0, k - 1, 2*k - 1, n - 2*k, n - k, n - 1} {
+		selectNth(col, lo, n, p)
+		lo = p + 1
+	}
+	if col[0] == col[n-1] {
+		return nil
+	}
+	var out []pileUp
+	if free(lower, -1) {
+		if r := (col[k-1] - col[0]) / (col[2*k-1] - col[k-1]); r < pileUpRatio {
+			out = append(out, pileUp{Coord: j, Edge: col[0], Ratio: r})
+		}
+	}
+	if free(upper, 1) {
+		if r := (col[n-1] - col[n-k]) / (col[n-k] - col[n-2*k]); r < pileUpRatio {
+			out = append(out, pileUp{Coord: j, Upper: true, Edge: col[n-1], Ratio: r})
+		}
+	}
 	return out
 }
 
