@@ -380,16 +380,51 @@ func (c *census) eval(x []float64) (float64, error) {
 // simplex method (the adaptive parameters of Gao & Han 2012), within
 // budget calls, and returns the best point found.
 func (c *census) search(x0 []float64, f0 float64, budget int) ([]float64, float64, error) {
+	s, err := c.newSimplex(x0, f0)
+	if err != nil {
+		return nil, 0, err
+	}
+	for s.calls < budget {
+		done, err := s.step()
+		if err != nil {
+			return nil, 0, err
+		}
+		if done {
+			break
+		}
+	}
+	b := 0
+	for i := range s.f {
+		if s.f[i] > s.f[b] {
+			b = i
+		}
+	}
+	return s.v[b], s.f[b], nil
+}
+
+// simplex is the state of one Nelder–Mead climb: the d+1 vertices v with
+// log p f, their order idx (best first) and the calls made.
+type simplex struct {
+	c                         *census
+	v                         [][]float64
+	f                         []float64
+	idx                       []int
+	centroid                  []float64
+	calls                     int
+	alpha, beta, gamma, delta float64
+}
+
+// newSimplex starts a climb at x0 (log p f0), the other vertices a
+// twentieth of the box away along each coordinate.
+func (c *census) newSimplex(x0 []float64, f0 float64) (*simplex, error) {
 	d := c.d
 	fd := float64(d)
-	alpha, beta, gamma, delta := 1.0, 1+2/fd, 0.75-1/(2*fd), 1-1/fd
+	s := &simplex{c: c, v: make([][]float64, d+1), f: make([]float64, d+1), idx: make([]int, d+1), centroid: make([]float64, d),
+		alpha: 1, beta: 1 + 2/fd, gamma: 0.75 - 1/(2*fd), delta: 1 - 1/fd}
 	if d == 1 {
-		gamma, delta = 0.5, 0.5
+		s.gamma, s.delta = 0.5, 0.5
 	}
-	v := make([][]float64, d+1)
-	f := make([]float64, d+1)
-	v[0], f[0] = slices.Clone(x0), f0
-	calls := 0
+	s.v[0], s.f[0] = slices.Clone(x0), f0
 	for j := range d {
 		p := slices.Clone(x0)
 		h := 0.05 * (c.hi[j] - c.lo[j])
@@ -398,105 +433,90 @@ func (c *census) search(x0 []float64, f0 float64, budget int) ([]float64, float6
 		}
 		p[j] += h
 		var err error
-		if f[j+1], err = c.eval(p); err != nil {
-			return nil, 0, err
+		if s.v[j+1], s.f[j+1], err = s.try(p); err != nil {
+			return nil, err
 		}
-		v[j+1] = p
-		calls++
 	}
-	idx := make([]int, d+1)
-	centroid := make([]float64, d)
-	at := func(t float64, worst []float64) []float64 {
-		p := make([]float64, d)
-		for j := range p {
-			p[j] = centroid[j] + t*(worst[j]-centroid[j])
-		}
-		return p
+	return s, nil
+}
+
+// try evaluates log p at x.
+func (s *simplex) try(x []float64) ([]float64, float64, error) {
+	s.calls++
+	f, err := s.c.eval(x)
+	return x, f, err
+}
+
+// at is the point centroid + t (worst - centroid).
+func (s *simplex) at(t float64, worst []float64) []float64 {
+	p := make([]float64, len(worst))
+	for j := range p {
+		p[j] = s.centroid[j] + t*(worst[j]-s.centroid[j])
 	}
-	for calls < budget {
-		for i := range idx {
-			idx[i] = i
+	return p
+}
+
+// step makes one move of the simplex: reflect, expand, contract or
+// shrink. done is true once it has converged.
+func (s *simplex) step() (done bool, err error) {
+	d, v, f, idx := s.c.d, s.v, s.f, s.idx
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(f[b], f[a]) }) // highest log p first
+	best, worst, second := idx[0], idx[d], idx[d-1]
+	if d == 0 || f[best]-f[worst] <= 1e-9*(1+math.Abs(f[best])) && s.c.small(v, idx) {
+		return true, nil
+	}
+	for j := range s.centroid {
+		s.centroid[j] = 0
+		for _, i := range idx[:d] {
+			s.centroid[j] += v[i][j] / float64(d)
 		}
-		// Best (highest log p) first.
-		slices.SortStableFunc(idx, func(a, b int) int {
-			switch {
-			case f[a] > f[b]:
-				return -1
-			case f[a] < f[b]:
-				return 1
-			}
-			return 0
-		})
-		best, worst, second := idx[0], idx[d], idx[d-1]
-		if d == 0 {
-			break
-		}
-		if f[best]-f[worst] <= 1e-9*(1+math.Abs(f[best])) && c.small(v, idx) {
-			break
-		}
-		for j := range centroid {
-			centroid[j] = 0
-			for _, i := range idx[:d] {
-				centroid[j] += v[i][j] / fd
-			}
-		}
-		xr := at(-alpha, v[worst])
-		fr, err := c.eval(xr)
+	}
+	xr, fr, err := s.try(s.at(-s.alpha, v[worst]))
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case fr > f[best]:
+		xe, fe, err := s.try(s.at(-s.alpha*s.beta, v[worst]))
 		if err != nil {
-			return nil, 0, err
+			return false, err
 		}
-		calls++
-		switch {
-		case fr > f[best]:
-			xe := at(-alpha*beta, v[worst])
-			fe, err := c.eval(xe)
-			if err != nil {
-				return nil, 0, err
-			}
-			calls++
-			if fe > fr {
-				v[worst], f[worst] = xe, fe
-			} else {
-				v[worst], f[worst] = xr, fr
-			}
-			continue
-		case fr > f[second]:
+		if fe > fr {
+			v[worst], f[worst] = xe, fe
+		} else {
 			v[worst], f[worst] = xr, fr
-			continue
 		}
-		// Contract, outside when the reflection beat the worst point.
-		t := gamma
-		if fr > f[worst] {
-			t = -alpha * gamma
+		return false, nil
+	case fr > f[second]:
+		v[worst], f[worst] = xr, fr
+		return false, nil
+	}
+	// Contract, outside when the reflection beat the worst point.
+	t := s.gamma
+	if fr > f[worst] {
+		t = -s.alpha * s.gamma
+	}
+	xc, fc, err := s.try(s.at(t, v[worst]))
+	if err != nil {
+		return false, err
+	}
+	if fc > math.Max(f[worst], fr) || (t > 0 && fc > f[worst]) {
+		v[worst], f[worst] = xc, fc
+		return false, nil
+	}
+	// Shrink towards the best point.
+	for _, i := range idx[1:] {
+		for j := range d {
+			v[i][j] = v[best][j] + s.delta*(v[i][j]-v[best][j])
 		}
-		xc := at(t, v[worst])
-		fc, err := c.eval(xc)
-		if err != nil {
-			return nil, 0, err
-		}
-		calls++
-		if fc > math.Max(f[worst], fr) || (t > 0 && fc > f[worst]) {
-			v[worst], f[worst] = xc, fc
-			continue
-		}
-		// Shrink towards the best point.
-		for _, i := range idx[1:] {
-			for j := range d {
-				v[i][j] = v[best][j] + delta*(v[i][j]-v[best][j])
-			}
-			if f[i], err = c.eval(v[i]); err != nil {
-				return nil, 0, err
-			}
-			calls++
+		if _, f[i], err = s.try(v[i]); err != nil {
+			return false, err
 		}
 	}
-	b := 0
-	for i := range f {
-		if f[i] > f[b] {
-			b = i
-		}
-	}
-	return v[b], f[b], nil
+	return false, nil
 }
 
 // small reports whether the simplex spans less than 10^-7 of the box in

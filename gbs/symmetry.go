@@ -504,24 +504,43 @@ func (e *estimation) detectSymmetry() error {
 		return nil
 	}
 	x, lpAll := allDraws(e.s)
-	sc := newScreen(x, d)
+	if cands = e.screenCandidates(cands, x); len(cands) == 0 {
+		return nil
+	}
+	// The draws the invariance is checked at, on a stream of their own.
+	rng := seed.New(e.cfg.Seed, streamSymmetry)
+	verified, err := e.verifyCandidates(cands, x, lpAll, rng)
+	if err != nil {
+		return err
+	}
+	groups := acceptGroups(cands, verified, d)
+	if len(groups) == 0 {
+		return nil
+	}
+	e.sym = newSymmetry(d, groups, rng)
+	e.found(e.symmetryNote())
+	return nil
+}
+
+// screenCandidates keeps the candidates whose relabeled draws fall where
+// the draws x are not (all of them with Symmetry On), the given ones
+// first and then those whose blocks spread alike, at most
+// symmetryMaxCandidates.
+func (e *estimation) screenCandidates(cands []symCandidate, x []float64) []symCandidate {
+	sc := newScreen(x, e.s.Dim)
+	stop := symmetryOverlapMax
+	if e.cfg.Symmetry == On {
+		stop = math.Inf(1)
+	}
 	kept := cands[:0]
 	for _, c := range cands {
-		stop := symmetryOverlapMax
-		if e.cfg.Symmetry == On {
-			stop = math.Inf(1)
-		}
 		c.overlap = sc.groupOverlap(c.blocks, stop)
 		c.prio = sc.spreadGap(c.blocks)
-		if e.cfg.Symmetry == On || c.overlap < symmetryOverlapMax {
+		if e.cfg.Symmetry == On || c.overlap < stop {
 			kept = append(kept, c)
 		}
 	}
-	cands = kept
-	if len(cands) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(cands, func(a, b symCandidate) int {
+	slices.SortStableFunc(kept, func(a, b symCandidate) int {
 		if a.given != b.given {
 			if a.given {
 				return -1
@@ -530,12 +549,20 @@ func (e *estimation) detectSymmetry() error {
 		}
 		return cmpFloat(a.prio, b.prio)
 	})
-	if len(cands) > symmetryMaxCandidates {
-		e.logf("symmetry: %d candidate relabelings, testing the first %d", len(cands), symmetryMaxCandidates)
-		cands = cands[:symmetryMaxCandidates]
+	if len(kept) > symmetryMaxCandidates {
+		e.logf("symmetry: %d candidate relabelings, testing the first %d", len(kept), symmetryMaxCandidates)
+		kept = kept[:symmetryMaxCandidates]
 	}
-	// The draws the invariance is checked at, on a stream of their own.
-	rng := seed.New(e.cfg.Seed, streamSymmetry)
+	return kept
+}
+
+// verifyCandidates reports for each candidate whether log p is invariant
+// under its relabelings: its first generator at one draw (a log-density
+// call per candidate), then, for those that pass, every generator at
+// symmetryDraws draws picked by rng. lpAll is log p at the draws x when
+// known (nil: evaluated here, at the picked draws only).
+func (e *estimation) verifyCandidates(cands []symCandidate, x, lpAll []float64, rng *rand.Rand) ([]bool, error) {
+	d := e.s.Dim
 	n := len(x) / d
 	k := min(symmetryDraws, n)
 	pick := rng.Perm(n)[:k]
@@ -547,32 +574,26 @@ func (e *estimation) detectSymmetry() error {
 			lp[i] = lpAll[r]
 		}
 	}
-	// log p at the draws, where not given: at the first draw now, at
-	// the others once a candidate passes there.
-	evalLogP := func(from int) error {
-		if lpAll != nil || from >= k {
+	// log p at the picked draws [from, hi), where not given.
+	evalLogP := func(from, hi int) error {
+		if lpAll != nil || from >= hi {
 			return nil
-		}
-		hi := k
-		if from == 0 {
-			hi = 1
 		}
 		if err := e.ev.eval(lp[from:hi], xs[from*d:hi*d]); err != nil {
 			return fmt.Errorf("%w (checking the symmetries of log p)", err)
 		}
 		return nil
 	}
-	if err := evalLogP(0); err != nil {
-		return err
+	if err := evalLogP(0, 1); err != nil {
+		return nil, err
 	}
-	// First the first generator at one draw, for every candidate.
 	first := make([][]int, len(cands))
 	for i, c := range cands {
 		first[i] = c.blocks.generators(d)[0]
 	}
 	ok, err := e.invariantAt(xs[:d], lp[:1], first)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var gens [][]int
 	var owner []int
@@ -585,26 +606,19 @@ func (e *estimation) detectSymmetry() error {
 		}
 	}
 	if len(gens) == 0 {
-		return nil
+		return ok, nil
 	}
-	if err := evalLogP(1); err != nil {
-		return err
+	if err := evalLogP(1, k); err != nil {
+		return nil, err
 	}
 	okAll, err := e.invariantAt(xs, lp, gens)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	verified := slices.Clone(ok)
 	for j, i := range owner {
-		verified[i] = verified[i] && okAll[j]
+		ok[i] = ok[i] && okAll[j]
 	}
-	groups := acceptGroups(cands, verified, d)
-	if len(groups) == 0 {
-		return nil
-	}
-	e.sym = newSymmetry(d, groups, rng)
-	e.found(e.symmetryNote())
-	return nil
+	return ok, nil
 }
 
 func cmpFloat(a, b float64) int {
