@@ -1,10 +1,8 @@
 package gbs
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/gbs-evidence/gbs/internal/mcmc"
 )
@@ -34,7 +32,7 @@ func rankCorrelation(x, y []float64) float64 {
 	if n < signMinDraws || len(y) != n {
 		return math.NaN()
 	}
-	rx, ry := averageRanks(x), averageRanks(y)
+	rx, ry := mcmc.AverageRanks(x), mcmc.AverageRanks(y)
 	mx, vx := mcmc.MeanVar(rx)
 	my, vy := mcmc.MeanVar(ry)
 	if !(vx > 0) || !(vy > 0) {
@@ -47,27 +45,6 @@ func rankCorrelation(x, y []float64) float64 {
 	return c / float64(n-1) / math.Sqrt(vx*vy)
 }
 
-// averageRanks returns the ranks (1..n) of x, ties sharing their mean.
-func averageRanks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i + 1
-		for j < len(idx) && x[idx[j]] == x[idx[i]] {
-			j++
-		}
-		mean := float64(i+j+1) / 2
-		for k := i; k < j; k++ {
-			r[idx[k]] = mean
-		}
-		i = j
-	}
-	return r
-}
 
 // signZ is the rank correlation of log p (lp) and log q at the posterior
 // draws of a pass, where a = log q - log p.

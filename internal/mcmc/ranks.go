@@ -27,8 +27,12 @@ type keyIndex struct {
 }
 
 // orderKey maps float64 to uint64 so that integer order is value order
-// (negative values have all bits flipped, positive ones the sign bit).
+// (negative values have all bits flipped, positive ones the sign bit);
+// NaN maps to 0, below every number.
 func orderKey(v float64) uint64 {
+	if v != v {
+		return 0
+	}
 	b := math.Float64bits(v)
 	if b>>63 == 1 {
 		return ^b
@@ -44,8 +48,8 @@ func fromOrderKey(k uint64) float64 {
 	return math.Float64frombits(^k)
 }
 
-// sortedPairs returns the values of x (not NaN) with their positions, in
-// increasing order of value, by a stable least-significant-digit radix
+// sortedPairs returns the values of x with their positions, in increasing
+// order of value (NaN first), by a stable least-significant-digit radix
 // sort of their order keys. -0 sorts just before +0; the callers compare
 // values with ==, which takes them as tied.
 func sortedPairs(x []float64) []valueIndex {
@@ -117,6 +121,25 @@ func foldedPairs(sorted []valueIndex, med float64) []valueIndex {
 // all values, Φ⁻¹((r - 3/8)/(S + 1/4)) (Blom's offset, as ArviZ), ties
 // getting their average rank.
 func RankNormal(x []float64) []float64 { return normalScores(sortedPairs(x), nil) }
+
+// AverageRanks returns the 1-based ranks of x, tied values (==) sharing
+// their average rank; NaN ranks below every number, NaNs by position.
+func AverageRanks(x []float64) []float64 {
+	sorted := sortedPairs(x)
+	r := make([]float64, len(x))
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].v == sorted[i].v {
+			j++
+		}
+		mean := float64(i+j+1) / 2
+		for k := i; k < j; k++ {
+			r[sorted[k].i] = mean
+		}
+		i = j
+	}
+	return r
+}
 
 // rankScores returns the normal scores of the ranks 1..s.
 func rankScores(s int) []float64 {

@@ -56,3 +56,57 @@ func TestSortedPairs(t *testing.T) {
 		}
 	}
 }
+
+// AverageRanks gives the ranks a comparison sort gives (NaN below every
+// number, NaNs by position), ties sharing their mean rank.
+func TestAverageRanks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := make([]float64, 5000)
+	for i := range x {
+		switch i % 4 {
+		case 0:
+			x[i] = rng.NormFloat64()
+		case 1:
+			x[i] = math.Round(3 * rng.NormFloat64()) // ties, ±0
+		case 2:
+			x[i] = math.NaN()
+		default:
+			x[i] = math.Inf(2*rng.IntN(2) - 1)
+		}
+	}
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch na, nb := math.IsNaN(x[a]), math.IsNaN(x[b]); {
+		case na && nb:
+			return 0
+		case na:
+			return -1
+		case nb:
+			return 1
+		}
+		switch {
+		case x[a] < x[b]:
+			return -1
+		case x[a] > x[b]:
+			return 1
+		}
+		return 0
+	})
+	want := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i + 1
+		for j < len(idx) && x[idx[j]] == x[idx[i]] {
+			j++
+		}
+		for k := i; k < j; k++ {
+			want[idx[k]] = float64(i+j+1) / 2
+		}
+		i = j
+	}
+	if got := AverageRanks(x); !slices.Equal(got, want) {
+		t.Errorf("AverageRanks differs from the comparison sort's ranks")
+	}
+}
