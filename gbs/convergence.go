@@ -94,7 +94,15 @@ func (e *estimation) diagnoseConvergence() {
 	if lp != nil {
 		nq++
 	}
-	stats := coordinateStats(s, lp, nq)
+	var stats []quantityStats
+	if ec := e.waitEarly(); ec != nil && ec.nq == nq && ec.coords != nil {
+		stats = ec.coords
+		if lp != nil {
+			stats[0] = convergenceStats(lp, len(s.Chains), nq, mcmc.ScoreTable(len(s.Chains), s.Draws()))
+		}
+	} else {
+		stats = coordinateStats(s, lp, nq)
+	}
 	var worstR, worstB = -1.0, -1.0
 	var worstStats quantityStats
 	worstRWhere := 0

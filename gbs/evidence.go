@@ -57,6 +57,8 @@ func Evidence(ctx context.Context, logp LogDensityFunc, s *Samples, set *Setting
 	if err != nil {
 		return nil, err
 	}
+	e.startEarlyChecks()
+	defer e.waitEarly()
 	// Stored log p that belongs to other draws, or to another density,
 	// moves ln Z without any sign in the error bar: check a few first.
 	if err := e.inStage("evidence spot-check", e.spotCheck); err != nil {
@@ -177,6 +179,8 @@ type estimation struct {
 	// centre is the coverage check's centre of the draws, shared by the
 	// cross-fitting passes (deviationCentre; nil outside bothPasses).
 	centre *sharedCentre
+	// early are the checks that run beside the passes (early.go).
+	early *earlyChecks
 }
 
 func (e *estimation) logf(format string, args ...any) {

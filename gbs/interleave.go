@@ -96,7 +96,13 @@ func interleavePeriod(s *Samples) (period int, rhoL, rho1 float64) {
 // diagnoseInterleave warns about a single chain that looks like several
 // chains interleaved draw by draw.
 func (e *estimation) diagnoseInterleave() {
-	period, rhoL, rho1 := interleavePeriod(e.s)
+	var period int
+	var rhoL, rho1 float64
+	if ec := e.waitEarly(); ec != nil {
+		period, rhoL, rho1 = ec.period, ec.rhoL, ec.rho1
+	} else {
+		period, rhoL, rho1 = interleavePeriod(e.s)
+	}
 	e.diag.InterleavePeriod, e.diag.InterleaveRho = period, rhoL
 	if period > 0 {
 		e.found(finding(CheckInterleavedChains, 0, WhereNone, rhoL, math.NaN(), "%s", interleaveWarning(period, rhoL, rho1, e.s.Draws())))

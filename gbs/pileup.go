@@ -165,7 +165,12 @@ func (e *estimation) diagnosePileUp() {
 		}
 	}
 	e.diag.OutsideShare = out
-	ps := pileUps(e.s, e.cfg.Lower, e.cfg.Upper)
+	var ps []pileUp
+	if ec := e.waitEarly(); ec != nil {
+		ps = ec.piles
+	} else {
+		ps = pileUps(e.s, e.cfg.Lower, e.cfg.Upper)
+	}
 	if len(ps) == 0 {
 		return
 	}
