@@ -45,7 +45,6 @@ func rankCorrelation(x, y []float64) float64 {
 	return c / float64(n-1) / math.Sqrt(vx*vy)
 }
 
-
 // signZ is the rank correlation of log p (lp) and log q at the posterior
 // draws of a pass, where a = log q - log p.
 func signCorr(lp, a []float64) float64 {
