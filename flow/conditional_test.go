@@ -320,3 +320,23 @@ func TestConditionalMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionalScreen checks that with more training points than
+// condSubset, where the candidate is first fitted on a subset
+// (condScreen), the conditional layers that help are still taken.
+func TestConditionalScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 20000 points")
+	}
+	tg := annuliTarget(scatteredPairs)
+	rng := rand.New(rand.NewPCG(11, 12))
+	f, err := Fit(tg.sample(rng, 20000), tg.d, nil, &Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kl := heldOutKL(f, tg, rng, 6000)
+	t.Logf("annuli, 20000 draws: %d layers (%d conditional), KL %.3f", f.Layers(), f.ConditionalLayers(), kl)
+	if f.ConditionalLayers() < 2 || !(kl < 0.25) {
+		t.Errorf("%d conditional layers and KL %.3f: want at least 2 and below 0.25", f.ConditionalLayers(), kl)
+	}
+}
