@@ -36,8 +36,13 @@ import (
 
 const (
 	// ksAlpha is the test's nominal false-alarm rate per pass. With
-	// cross-fitting both passes must exceed it.
-	ksAlpha = 1e-3
+	// cross-fitting both passes must exceed it. At 10⁻³ one of 200 runs
+	// on exact Student-t draws (ν = 5, d = 100) warned, both passes at
+	// 1.05 times the limit: the chains' effective sizes, estimated from
+	// few heavy points, run high in heavy tails. 10⁻⁴ raises the limit by
+	// 14 %; the test's own case, a mixture drawn at the wrong weights,
+	// stays at 2.7 to 3.7 times it.
+	ksAlpha = 1e-4
 	// ksMinSize is the least effective size of either sample for the
 	// test: below it the asymptotic bound is not to be trusted (the
 	// independence chains of the banana's exact draws carry 35 to 80)
