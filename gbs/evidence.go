@@ -537,6 +537,11 @@ func (e *estimation) bridgePass(h halves, warp bool, nq int, fitStream, drawStre
 		return r, err
 	}
 	r.np = len(h.use) / e.s.Dim
+	if e.centre != nil && e.cfg.CoverageCheck != Off {
+		// The coverage check's centre needs no density call: found
+		// before this pass's first, it overlaps the other pass's.
+		e.deviationCentre(e.s.Chains)
+	}
 	a, lp, err := posteriorRatios(q, tgt, h)
 	if err != nil {
 		return r, err
@@ -593,6 +598,10 @@ func (e *estimation) passProposal(h halves, warp bool, fitStream uint64, fs *[]F
 // target's log p there (evaluated, or copied from h.useLogP).
 func posteriorRatios(q Proposal, tgt *target, h halves) (a, logp []float64, err error) {
 	np := len(h.use) / q.Dim()
+	// log q first: with the passes at once, the second pass's log
+	// density waits for the first pass (bothPasses), its log q need not.
+	a = make([]float64, np)
+	q.LogProb(a, h.use)
 	logp = make([]float64, np)
 	if err := tgt.logp(logp, h.use, h.useLogP); err != nil {
 		return nil, nil, err
@@ -600,8 +609,6 @@ func posteriorRatios(q Proposal, tgt *target, h halves) (a, logp []float64, err 
 	if err := checkDrawsLogP(logp, np/h.nchains); err != nil {
 		return nil, nil, err
 	}
-	a = make([]float64, np)
-	q.LogProb(a, h.use)
 	for i := range a {
 		if math.IsNaN(a[i]) || math.IsInf(a[i], 1) {
 			return nil, nil, fmt.Errorf("gbs: the proposal returned log q = %v at a posterior draw", a[i])
