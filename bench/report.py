@@ -71,6 +71,12 @@ FILES = OrderedDict([
                             "SEEDS=2 PROBLEMS= SCALE=1000:20000 (stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
+    ("false-alarms.jsonl", "GOMAXPROCS=1 go run ./cmd/gbs-coverage -first 5000 -seeds 200 -cases student-t-100 "
+                           "(likewise student-t-200 and gaussian-100; -first 2037 -seeds 157 -cases gaussian-200), "
+                           "each set run in parts side by side, and GOMAXPROCS=1 go run ./cmd/gbs-bench -methods GBS "
+                           "-problems funnel -repeats-gbs 32 -seed 996000 -o F (-problems banana,cauchy,ring: "
+                           "-repeats-gbs 48 -seed 997000 and -repeats-gbs 16 -seed 994000), all appended to "
+                           "bench/results/false-alarms.jsonl"),
 ])
 
 # What the method's original implementation reports on the paper's
@@ -340,6 +346,61 @@ def coverage():
     return "\n".join(out)
 
 
+FALSE_ALARM_CASES = OrderedDict([
+    ("gaussian-100", "standard normal, d = 100, 20 000 exact draws as 8 chains"),
+    ("gaussian-200", "standard normal, d = 200, the same"),
+    ("student-t-100", "Student-t, ν = 5, d = 100, the same"),
+    ("student-t-200", "Student-t, ν = 5, d = 200, the same"),
+    ("funnel", "funnel, the default pipeline (NUTS, global moves, reruns)"),
+    ("banana", "banana, the default pipeline"),
+    ("cauchy", "Cauchy, the default pipeline"),
+    ("ring", "ring, the default pipeline"),
+])
+
+
+def seed_ranges(seeds):
+    """Sorted seeds as ranges of consecutive ones: '1–6, 2000–2036'."""
+    out, start = [], seeds[0]
+    for a, b in zip(seeds, seeds[1:] + [None]):
+        if b != a + 1:
+            out.append("%d–%d" % (start, a) if a != start else "%d" % a)
+            start = b
+    return ", ".join(out)
+
+
+def false_alarms():
+    """Warnings on draws that cover p, at seeds no other run used: exact
+    draws in high dimension (cmd/gbs-coverage rows, with the coverage
+    check's own columns) and the default pipeline (cmd/gbs-bench rows)."""
+    runs = read_lines("false-alarms.jsonl")
+    by = defaultdict(list)
+    for r in runs:
+        by[r.get("case") or r["problem"]].append(r)
+    rows = []
+    for case in list(FALSE_ALARM_CASES) + sorted(set(by) - set(FALSE_ALARM_CASES)):
+        rs = by.get(case)
+        if not rs:
+            continue
+        seeds = sorted(int(r["seed"]) for r in rs)
+        if "case" in rs[0]:
+            warned = sum(1 for r in rs if r["warned"] or r["ks_warned"] or r["other_warnings"])
+            coverage = sum(1 for r in rs if r["warned"] or r["ks_warned"])
+            noted = str(sum(r["noted"] for r in rs))
+            z = np.array([r["dlogz"] / r["logzerr"] for r in rs])
+            ratio = short(max(r["frac"] / r["limit"] if r["limit"] > 0 else 0.0 for r in rs))
+        else:
+            warned = sum(1 for r in rs if r.get("warnings"))
+            coverage, noted, ratio = "–", "–", "–"
+            z = np.array([(r["logz"] - r["exact"]) / r["logzerr"] for r in rs])
+        rows.append([FALSE_ALARM_CASES.get(case, case), seed_ranges(seeds), len(rs), warned, coverage,
+                     noted, ratio, num(float(z.std(ddof=1)), 2), num(float(np.abs(z).max()), 2)])
+    out = table(["draws", "seeds", "runs", "runs with a warning", "of them by the coverage check",
+                 "coverage notes (effect within σ)", "edge statistic / limit, largest",
+                 "sd of z", "largest abs z"], rows)
+    out += ["", source_line("false-alarms.jsonl", runs, key=lambda r: r.get("case") or r["problem"])]
+    return "\n".join(out)
+
+
 def emcee_banana():
     """Error bars on emcee chains of the 2-d banana, against the walkers'
     length."""
@@ -568,6 +629,7 @@ TABLES = OrderedDict([
     ("profile", profile),
     ("speed-compare", speed_compare),
     ("python-run", python_run),
+    ("false-alarms", false_alarms),
 ])
 
 # The files each table reads (for the check that bench/results holds
@@ -583,6 +645,7 @@ READS = {
     "profile": ["profile.jsonl"],
     "speed-compare": ["speed-compare.jsonl"],
     "python-run": ["python-run.json"],
+    "false-alarms": ["false-alarms.jsonl"],
 }
 
 BLOCK = re.compile(r"(<!-- bench-report (?P<name>[\w-]+):[^\n]*-->\n)(?P<body>.*?)(<!-- end bench-report (?P=name) -->)",

@@ -41,7 +41,7 @@ const (
 	// 1.05 times the limit: the chains' effective sizes, estimated from
 	// few heavy points, run high in heavy tails. 10⁻⁴ raises the limit by
 	// 14 %; the test's own case, a mixture drawn at the wrong weights,
-	// stays at 2.7 to 3.7 times it.
+	// stays at 2.4 to 3.5 times it (16 runs of the coverage harness).
 	ksAlpha = 1e-4
 	// ksMinSize is the least effective size of either sample for the
 	// test: below it the asymptotic bound is not to be trusted (the
