@@ -65,10 +65,10 @@ FILES = OrderedDict([
     ("python-overhead.json", ".venv/bin/python bench/python_overhead.py --repeats 15 "
                              "--json bench/results/python-overhead.json"),
     ("profile.jsonl", "make bench-profile REF=d71306a"),
-    ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=8 "
-                            "PROBLEMS=funnel SCALE=; SEEDS=8 PROBLEMS= SCALE=16:100000; SEEDS=2 "
-                            "PROBLEMS=banana,cauchy,ring SCALE=; SEEDS=4 PROBLEMS= SCALE=256:100000; "
-                            "SEEDS=2 PROBLEMS= SCALE=1000:20000 (stopped after its first seed)"),
+    ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=16 "
+                            "PROBLEMS=funnel SCALE=16:100000; SEEDS=2 PROBLEMS=banana,cauchy,ring SCALE=; "
+                            "SEEDS=4 PROBLEMS= SCALE=256:100000; SEEDS=2 PROBLEMS= SCALE=1000:20000 "
+                            "(stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
     ("false-alarms.jsonl", "GOMAXPROCS=1 go run ./cmd/gbs-coverage -first 5000 -seeds 200 -cases student-t-100 "
