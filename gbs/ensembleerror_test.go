@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 )
 
@@ -131,13 +129,7 @@ func TestBatchMeansVar(t *testing.T) {
 //
 //	GBS_MEASURE=1 go test -run TestMeasureEnsembleTerm -v ./gbs/
 func TestMeasureEnsembleTerm(t *testing.T) {
-	if os.Getenv("GBS_MEASURE") == "" {
-		t.Skip("set GBS_MEASURE=1 to run")
-	}
-	reps := 40
-	if n, err := strconv.Atoi(os.Getenv("GBS_REPS")); err == nil && n > 1 {
-		reps = n
-	}
+	reps := measureReps(t, 40)
 	for _, rho := range []float64{0.6, 0} {
 		var lz, errE, errC, zE, zC []float64
 		for r := range reps {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"testing"
 
@@ -20,13 +19,7 @@ import (
 //
 //	GBS_MEASURE=1 GBS_REPS=25 go test -run TestMeasureFalseAlarms -v ./gbs/
 func TestMeasureFalseAlarms(t *testing.T) {
-	if os.Getenv("GBS_MEASURE") == "" {
-		t.Skip("set GBS_MEASURE=1 to run")
-	}
-	reps := 10
-	if v := os.Getenv("GBS_REPS"); v != "" {
-		fmt.Sscan(v, &reps)
-	}
+	reps := measureReps(t, 10)
 	targets := []*problems.Problem{
 		problems.Gaussian([]float64{1, -1, 0.5, 0}, []float64{1, 0.5, 0, 0, 0.5, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.25}, 0),
 		problems.FunnelN(16), problems.BananaN(32, problems.BananaSeed), problems.CauchyN(48),
