@@ -45,6 +45,11 @@ func fit(x []float64, d int, weights []float64, s *Settings) (*Flow, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fitResolved(x, d, weights, r, b)
+}
+
+// fitResolved is fit after its input has been checked.
+func fitResolved(x []float64, d int, weights []float64, r resolved, b *bounds) (*Flow, error) {
 	f := &Flow{d: d, bounds: b, threads: r.Threads}
 	threads := resolveThreads(r.Threads)
 	fd, err := prepareFitData(x, d, weights, b, r)
@@ -301,8 +306,8 @@ func prepareFitData(x []float64, d int, weights []float64, b *bounds, r resolved
 // prefix (heldOut[0]: whitening only; empty without held-out points) and
 // the fallbacks taken.
 func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []float64, warnings []string) {
-	d, nt, nv, nsel := fd.d, fd.nt, fd.nv, fd.nsel
-	zt, zv, wtr, wv, ldv := fd.zt, fd.zv, fd.wtr, fd.wv, fd.ldv
+	d, nt, nv := fd.d, fd.nt, fd.nv
+	zv, wtr, wv, ldv := fd.zv, fd.wtr, fd.wv, fd.ldv
 	maxLayers := r.MaxLayers
 	if r.Layers > 0 {
 		maxLayers = r.Layers
@@ -319,19 +324,6 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 		heldOut = append(heldOut, m)
 	}
 
-	k := r.Directions
-	mo := marginalOptions{knots: r.knotsFor(nt), damping: r.Damping, tailPoints: r.tailPoints}
-	bws := candidateBandwidths
-	if r.Bandwidth > 0 {
-		bws = []float64{r.Bandwidth}
-	}
-	mo.bandwidth = bws[0]
-	p := make([]float64, nt*k)
-	pv := make([]float64, nv*k)
-	var cs *condState
-	if r.Conditional != Off && d >= 2 && nv > 0 {
-		cs = &condState{fit: condFit{zt: zt, zv: zv[:nsel*d], nt: nt, nv: nsel, d: d, wt: wtr, wv: fd.wsel, mo: mo, bws: bws, threads: threads}}
-	}
 	best, stale := 0, 0
 	// A scale layer first, when it gains on held-out points: the others
 	// then Gaussianize what is left.
@@ -343,12 +335,14 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 			best = 1
 		}
 	}
+	if best == 0 && r.Layers == 0 && nv > 0 && maxLayers > 0 && r.screen > 0 && nt > r.screen && !firstLayerGains(fd, r, llBest, threads) {
+		return nil, heldOut, warnings
+	}
+	lf := newLayerFitter(fd, r, threads)
 	var prevFrame []float64
 	for l := 1; l <= maxLayers && stale < patience(best); l++ {
-		rng := seed.New(r.Seed, streamLayer+uint64(l))
-		a := layerFrame(zt, nt, d, k, wtr, prevFrame, r.Rotation, rng, threads)
+		a, ly, ok := lf.fit(fd, l, prevFrame)
 		prevFrame = a
-		ly, ok := fitLayer(fd, a, k, p, pv, cs, mo, bws, threads)
 		if !ok {
 			// No direction gains on held-out data: nothing to add.
 			stale++
@@ -362,11 +356,7 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 		pointLogLik(llNew, zv, ldv, nv, d, threads)
 		ll, _ := weightedMean(llNew, nil, wv)
 		heldOut = append(heldOut, ll)
-		// A layer counts as an improvement only when its gain over the
-		// best prefix is clearly above the noise of the held-out mean
-		// (paired differences, two standard errors): gains within the
-		// noise cost time and do not make q measurably closer to p.
-		if gain, se := weightedMean(llNew[fd.stop:], llBest[fd.stop:], fd.wstop); gain > stopSignificance*se && gain > 0 {
+		if significantGain(fd, llNew, llBest) {
 			best, stale = len(layers), 0
 			llBest, llNew = llNew, llBest
 		} else {
@@ -378,6 +368,83 @@ func fitLayers(fd *fitData, r resolved, threads int) (layers []layer, heldOut []
 		heldOut = heldOut[:best+1]
 	}
 	return layers, heldOut, warnings
+}
+
+// significantGain reports whether the held-out log q llNew improves on
+// llBest: a layer counts as an improvement only when its gain is clearly
+// above the noise of the held-out mean (paired differences, two standard
+// errors); gains within the noise cost time and do not make q measurably
+// closer to p.
+func significantGain(fd *fitData, llNew, llBest []float64) bool {
+	gain, se := weightedMean(llNew[fd.stop:], llBest[fd.stop:], fd.wstop)
+	return gain > stopSignificance*se && gain > 0
+}
+
+// layerFitter holds what fitting a layer needs besides the points: the
+// 1-D maps' options, the candidate bandwidths, scratch for the
+// projections and the conditional candidate's state.
+type layerFitter struct {
+	r       resolved
+	k       int
+	mo      marginalOptions
+	bws     []float64
+	p, pv   []float64
+	cs      *condState
+	threads int
+}
+
+func newLayerFitter(fd *fitData, r resolved, threads int) *layerFitter {
+	lf := &layerFitter{r: r, k: r.Directions, bws: candidateBandwidths, threads: threads}
+	lf.mo = marginalOptions{knots: r.knotsFor(fd.nt), damping: r.Damping, tailPoints: r.tailPoints}
+	if r.Bandwidth > 0 {
+		lf.bws = []float64{r.Bandwidth}
+	}
+	lf.mo.bandwidth = lf.bws[0]
+	lf.p = make([]float64, fd.nt*lf.k)
+	lf.pv = make([]float64, fd.nv*lf.k)
+	if r.Conditional != Off && fd.d >= 2 && fd.nv > 0 {
+		lf.cs = &condState{fit: condFit{zt: fd.zt, zv: fd.zv[:fd.nsel*fd.d], nt: fd.nt, nv: fd.nsel, d: fd.d, wt: fd.wtr, wv: fd.wsel, mo: lf.mo, bws: lf.bws, threads: threads}}
+	}
+	return lf
+}
+
+// fit fits layer l of fd (see fitLayer) in a frame chosen after prev,
+// the frame of layer l-1, and returns the frame too.
+func (lf *layerFitter) fit(fd *fitData, l int, prev []float64) ([]float64, layer, bool) {
+	rng := seed.New(lf.r.Seed, streamLayer+uint64(l))
+	a := layerFrame(fd.zt, fd.nt, fd.d, lf.k, fd.wtr, prev, lf.r.Rotation, rng, lf.threads)
+	ly, ok := fitLayer(fd, a, lf.k, lf.p, lf.pv, lf.cs, lf.mo, lf.bws, lf.threads)
+	return a, ly, ok
+}
+
+// firstLayerScreen: with more training points than this, the first
+// layer is fitted on this many of them (strided) before it is fitted on
+// all, and the flow stops at the whitening Gaussian when that layer does
+// not gain significantly on the held-out points (all of them). On
+// Gaussian draws every layer is rejected: at 10^5 draws in 16 dimensions
+// the one rejected layer on all 40 000 training points was most of a
+// cross-fitting pass's flow fit. Where the draws are not Gaussian, the
+// layer on 8192 points gains as clearly as the one on all, and the fit
+// goes on exactly as without the screen (TestFirstLayerScreen), at the
+// cost of the subset's layer; a first layer fitted on the subset and
+// kept made later layers worse (KL(p‖q) 0.18 instead of 0.13 nats on the
+// annuli). With at most 8192 training points (the paper's problems give
+// 6400) nothing changes.
+const firstLayerScreen = condSubset
+
+// firstLayerGains reports whether a first layer fitted on r.screen
+// strided training rows of fd gains significantly on its held-out rows
+// over llBest (their log q under the whitening); fd is left unchanged.
+func firstLayerGains(fd *fitData, r resolved, llBest []float64, threads int) bool {
+	sub := *fd
+	sub.zt, sub.nt, sub.wtr = strided(fd.zt, fd.nt, fd.d, fd.wtr, r.screen)
+	sub.zv, sub.ldv = slices.Clone(fd.zv), slices.Clone(fd.ldv)
+	if _, _, ok := newLayerFitter(&sub, r, threads).fit(&sub, 1, nil); !ok {
+		return false
+	}
+	ll := make([]float64, sub.nv)
+	pointLogLik(ll, sub.zv, sub.ldv, sub.nv, sub.d, threads)
+	return significantGain(&sub, ll, llBest)
 }
 
 // fitScaleLayer fits a scale layer to the training rows of fd and keeps it

@@ -178,6 +178,9 @@ var candidateBandwidths = []float64{1, 0.3}
 type resolved struct {
 	Settings
 	tailPoints float64
+	// screen: with more training points than this the first layer is
+	// screened on that many (firstLayerScreen; 0: never screened).
+	screen int
 }
 
 // ungated reports whether the scale layer's candidate is fitted whatever
@@ -234,6 +237,7 @@ func (s *Settings) resolve(d int) (resolved, error) {
 		r.ValidationFraction = defaultValidation
 	}
 	r.tailPoints = defaultTailPoints
+	r.screen = firstLayerScreen
 	return r, nil
 }
 
