@@ -66,15 +66,15 @@ FILES = OrderedDict([
                              "--json bench/results/python-overhead.json"),
     ("profile.jsonl", "make bench-profile REF=d71306a"),
     ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=16 "
-                            "PROBLEMS=funnel SCALE=16:100000; SEEDS=2 PROBLEMS=banana,cauchy,ring SCALE=; "
-                            "SEEDS=4 PROBLEMS= SCALE=256:100000; SEEDS=2 PROBLEMS= SCALE=1000:20000 "
+                            "PROBLEMS=funnel SCALE=; SEEDS=16 PROBLEMS=banana,cauchy,ring SCALE=; "
+                            "SEEDS=16 PROBLEMS= SCALE=16:100000,256:100000; SEEDS=2 PROBLEMS= SCALE=1000:20000 "
                             "(stopped after its first seed)"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
     ("false-alarms.jsonl", "GOMAXPROCS=1 go run ./cmd/gbs-coverage -first 5000 -seeds 200 -cases student-t-100 "
                            "(likewise student-t-200 and gaussian-100; -first 2037 -seeds 157 -cases gaussian-200), "
                            "each set run in parts side by side, and GOMAXPROCS=1 go run ./cmd/gbs-bench -methods GBS "
-                           "-problems funnel -repeats-gbs 32 -seed 996000 -o F (-problems banana,cauchy,ring: "
+                           "-problems funnel -repeats-gbs 64 -seed 996000 -o F (the last 32 without GOMAXPROCS; -problems banana,cauchy,ring: "
                            "-repeats-gbs 48 -seed 997000 and -repeats-gbs 16 -seed 994000), all appended to "
                            "bench/results/false-alarms.jsonl"),
 ])
@@ -401,6 +401,23 @@ def false_alarms():
     return "\n".join(out)
 
 
+def pipeline_spread():
+    """The default pipeline's ln Z over many seeds per problem (the
+    cmd/gbs-bench rows of false-alarms.jsonl): its spread, the median
+    reported error, the bias and the standardized errors."""
+    runs = [r for r in read_lines("false-alarms.jsonl") if "problem" in r]
+    by = _by_problem(runs)
+    rows = []
+    for p in PROBLEMS:
+        s = _gbs_stats(by[p])
+        rows.append(["%s, %d-d" % (p, dim(p)), s["runs"], num(s["sd"], 4), num(s["err"], 4), signed(s["bias"], 4),
+                     num(s["zsd"], 2), num(s["maxz"], 2), "%d of %d" % (s["warned"], s["runs"])])
+    out = table(["problem", "runs", "spread of ln Z (sd)", "reported σ, median", "bias", "sd of z",
+                 "largest abs z", "runs with a warning"], rows)
+    out += ["", source_line("false-alarms.jsonl", runs, key=lambda r: r["problem"])]
+    return "\n".join(out)
+
+
 def emcee_banana():
     """Error bars on emcee chains of the 2-d banana, against the walkers'
     length."""
@@ -630,6 +647,7 @@ TABLES = OrderedDict([
     ("speed-compare", speed_compare),
     ("python-run", python_run),
     ("false-alarms", false_alarms),
+    ("pipeline-spread", pipeline_spread),
 ])
 
 # The files each table reads (for the check that bench/results holds
@@ -646,6 +664,7 @@ READS = {
     "speed-compare": ["speed-compare.jsonl"],
     "python-run": ["python-run.json"],
     "false-alarms": ["false-alarms.jsonl"],
+    "pipeline-spread": ["false-alarms.jsonl"],
 }
 
 BLOCK = re.compile(r"(<!-- bench-report (?P<name>[\w-]+):[^\n]*-->\n)(?P<body>.*?)(<!-- end bench-report (?P=name) -->)",
