@@ -67,8 +67,7 @@ FILES = OrderedDict([
     ("profile.jsonl", "make bench-profile REF=d71306a"),
     ("speed-compare.jsonl", "make bench-compare REF=2c7375f RUNS=bench/results/speed-compare.jsonl with SEEDS=16 "
                             "PROBLEMS=funnel SCALE=; SEEDS=16 PROBLEMS=banana,cauchy,ring SCALE=; "
-                            "SEEDS=16 PROBLEMS= SCALE=16:100000,256:100000; SEEDS=2 PROBLEMS= SCALE=1000:20000 "
-                            "(stopped after its first seed)"),
+                            "SEEDS=16 PROBLEMS= SCALE=16:100000,256:100000; SEEDS=1 PROBLEMS= SCALE=1000:20000"),
     ("python-run.json", ".venv/bin/python bench/python_run.py --seeds 8 --seed 777200 "
                         "--out bench/results/python-run.json"),
     ("false-alarms.jsonl", "GOMAXPROCS=1 go run ./cmd/gbs-coverage -first 5000 -seeds 200 -cases student-t-100 "
@@ -574,8 +573,9 @@ def speed_compare():
         seeds.setdefault(len(rs), []).append(case)
     loads = [r["load"] for r in rows]
     lines += ["", "new = %s; ref = commit %s; %s; runs of the two builds alternated, the same seeds. "
-              "The machine (2 cores) was not idle: the 1-minute load average during the runs was %.1f to %.1f "
-              "(median %.1f), which slows both builds alike but not exactly: read the ratios, not the seconds."
+              "The 1-minute load average during the runs was %.1f to %.1f (median %.1f) on 2 cores, where the runs "
+              "themselves make about 2; more load slows both builds alike but not exactly: read the ratios, "
+              "not the seconds."
               % (new, ", ".join(refs),
                  "; ".join("%d seeds per build: %s" % (n, ", ".join(OrderedDict.fromkeys(cs)))
                            for n, cs in seeds.items()),
